@@ -1,0 +1,180 @@
+"""NetworkAPI: the one contract between the system layer and any network backend.
+
+One `Endpoint` per NPU, as in ASTRA-sim. `send` and `recv` return simpy Events so the system and
+workload layers read as simpy processes (`yield endpoint.recv(...)`), while a backend delivers
+messages through plain callbacks. Sends and receives match like MPI point-to-point on
+(src, dst, tag), in order among equal keys; a message that arrives before its recv is posted waits
+in the unexpected-message table, and the recv's event fires at max(arrival, post time).
+
+A backend subclasses `Network` and implements `_transmit`: carry `nbytes` from src to dst and
+call `self.deliver(src, dst, tag, nbytes)` when the last byte has arrived.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import defaultdict, deque
+from typing import Callable, Hashable, Protocol
+
+import pandas as pd
+import simpy
+
+from netsim.topology import Topology
+
+
+class NetworkAPI(Protocol):
+    """What the system layer may use of a backend, per NPU."""
+
+    npu: int
+
+    def now(self) -> float:
+        """Simulated time in ns."""
+
+    def schedule(self, delay_ns: float, fn: Callable[[], None]) -> None:
+        """Call `fn()` after `delay_ns`."""
+
+    def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        """Start sending; the event fires when the message has been handed to the network."""
+
+    def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        """Expect a message; the event fires when all of it has arrived (and the recv is posted)."""
+
+
+class Endpoint:
+    """An NPU's view of the network: the NetworkAPI implementation every backend shares."""
+
+    __slots__ = ("network", "npu", "env", "_arrived", "_posted")
+
+    def __init__(self, network: "Network", npu: int):
+        self.network = network
+        self.npu = npu
+        self.env = network.env
+        self._arrived: dict[tuple, deque] = defaultdict(deque)  # (src, tag) -> [nbytes] not yet received
+        self._posted: dict[tuple, deque] = defaultdict(deque)  # (src, tag) -> [(event, nbytes)] waiting
+
+    def now(self) -> float:
+        return self.env.now
+
+    def schedule(self, delay_ns: float, fn: Callable[[], None]) -> None:
+        self.env.timeout(delay_ns).callbacks.append(lambda _event: fn())
+
+    def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        if not 0 <= dst < self.network.topology.npus:
+            raise ValueError(f"NPU {self.npu}: send to NPU {dst}, which does not exist")
+        if nbytes <= 0:
+            raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry at least 1 byte")
+        return self.network.submit(self.npu, dst, nbytes, tag)
+
+    def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        event = self.env.event()
+        key = (src, tag)
+        arrived = self._arrived.get(key)
+        if arrived:
+            _check_size(self.npu, src, tag, arrived[0], nbytes)
+            arrived.popleft()
+            if not arrived:
+                del self._arrived[key]
+            event.succeed()
+        else:
+            self._posted[key].append((event, nbytes))
+        return event
+
+    def deliver(self, src: int, tag: Hashable, nbytes: int) -> None:
+        """Called by the backend when the whole message from `src` has arrived."""
+        key = (src, tag)
+        posted = self._posted.get(key)
+        if posted:
+            event, expected = posted.popleft()
+            if not posted:
+                del self._posted[key]
+            _check_size(self.npu, src, tag, nbytes, expected)
+            event.succeed()
+        else:
+            self._arrived[key].append(nbytes)
+
+    def waiting(self) -> list[str]:
+        """Receives posted here that no message has matched yet (for hang reports)."""
+        return [f"NPU {self.npu} waits for {nbytes} B from NPU {src} (tag {tag})"
+                for (src, tag), queue in self._posted.items() for _event, nbytes in queue]
+
+
+def _check_size(npu: int, src: int, tag: Hashable, sent: int, expected: int) -> None:
+    if sent != expected:
+        raise ValueError(f"NPU {npu}: message from NPU {src} with tag {tag} has {sent} B, recv expected {expected} B")
+
+
+class Network(ABC):
+    """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
+
+    backend_name = "abstract"
+
+    def __init__(self, topology: Topology, env: simpy.Environment | None = None):
+        self.topology = topology
+        self.env = env if env is not None else simpy.Environment()
+        self._endpoints = [Endpoint(self, npu) for npu in range(topology.npus)]
+        self.bytes_sent = [0] * topology.npus
+        self.bytes_received = [0] * topology.npus
+        self.messages_sent = 0
+        self.messages_delivered = 0
+
+    def endpoint(self, npu: int) -> Endpoint:
+        return self._endpoints[npu]
+
+    def submit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        """Count the message and hand it to the backend; returns the send's event."""
+        self.bytes_sent[src] += nbytes
+        self.messages_sent += 1
+        return self._transmit(src, dst, nbytes, tag)
+
+    def deliver(self, src: int, dst: int, tag: Hashable, nbytes: int) -> None:
+        """Backends call this when a message's last byte has reached `dst`."""
+        self.bytes_received[dst] += nbytes
+        self.messages_delivered += 1
+        self._endpoints[dst].deliver(src, tag, nbytes)
+
+    @abstractmethod
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        """Carry the message; call `deliver` on arrival; return the event that fires on hand-off."""
+
+    def run(self, until: float | None = None) -> None:
+        """Advance simulated time until no events remain (or until `until` ns)."""
+        self.env.run(until=until)
+
+    def waiting(self) -> list[str]:
+        """Every posted receive that has not been matched: non-empty after a run means a hang."""
+        return [line for endpoint in self._endpoints for line in endpoint.waiting()]
+
+    def in_flight(self) -> int:
+        return self.messages_sent - self.messages_delivered
+
+    def npu_stats(self) -> pd.DataFrame:
+        return pd.DataFrame({"npu": range(self.topology.npus), "bytes_sent": self.bytes_sent,
+                             "bytes_received": self.bytes_received})
+
+    @abstractmethod
+    def link_stats(self) -> pd.DataFrame:
+        """One row per directed link: link_id, src, dst, kind, dim, bytes, busy_time_ns, utilization, ..."""
+
+    def stats(self) -> dict[str, pd.DataFrame]:
+        """DataFrames of the run so far: `links` (per link) and `npus` (per NPU)."""
+        return {"links": self.link_stats(), "npus": self.npu_stats()}
+
+    def link_frame(self, link_bytes, busy_ns, extra: dict | None = None) -> pd.DataFrame:
+        """The common per-link table from per-link byte and busy-time counters (indexed by link id)."""
+        elapsed = self.env.now
+        links = self.topology.links
+        frame = pd.DataFrame({
+            "link_id": [link.id for link in links],
+            "src": [link.src for link in links],
+            "dst": [link.dst for link in links],
+            "kind": [link.kind for link in links],
+            "dim": [link.dim for link in links],
+            "bandwidth_GBps": [link.bandwidth for link in links],
+            "latency_ns": [link.latency for link in links],
+            "bytes": list(link_bytes),
+            "busy_time_ns": list(busy_ns),
+        })
+        frame["utilization"] = frame["busy_time_ns"] / elapsed if elapsed > 0 else 0.0
+        for column, values in (extra or {}).items():
+            frame[column] = list(values)
+        return frame

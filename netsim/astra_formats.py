@@ -1,0 +1,119 @@
+"""Read ASTRA-sim's network files into netsim's network table, with ASTRA-sim's units.
+
+- 2.x YAML (`topology: [Ring, Switch]`, `npus_count`, `bandwidth`, `latency`): bandwidth is
+  written in GB/s but ASTRA-sim converts it as GiB/s (bw * 2^30 / 1e9 bytes/ns); latency in ns.
+- Legacy analytical JSON (`topologies-per-dim`, `units-count`, `link-bandwidth`, ...):
+  1 GB/s = 1 byte/ns; latencies in ns.
+Both become a hierarchical topology (one level per dimension).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from netsim.config import Source, did_you_mean
+from netsim.errors import ConfigError
+
+ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
+GIB_PER_GB = 2**30 / 1e9
+
+
+def _level_kind(value, source: Source, key: str) -> str:
+    kind = ASTRA_LEVEL_KINDS.get(str(value).replace("_", "").replace("-", "").lower())
+    if kind is None:
+        raise source.error(key, f"expected Ring, FullyConnected or Switch, got {value!r}")
+    return kind
+
+
+def _per_dim_list(data: dict, key: str, count: int, source: Source, default=None) -> list:
+    value = data.get(key, default)
+    if value is None:
+        raise source.error(key, f"missing; expected a list with one value per dimension ({count})")
+    if not isinstance(value, list) or len(value) != count:
+        raise source.error(key, f"expected a list with one value per dimension ({count}), got {value!r}")
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise source.error(key, f"expected numbers, got {item!r}")
+    return value
+
+
+def read_astra_yaml(path: Path) -> tuple[dict, Source]:
+    """ASTRA-sim 2.x network YAML -> network table."""
+    import yaml
+
+    text = path.read_text()
+    source = Source(str(path), text)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict) or "topology" not in data:
+        raise source.error("topology", "missing; expected e.g. 'topology: [ Ring ]'")
+    kinds = data["topology"]
+    if not isinstance(kinds, list) or not kinds:
+        raise source.error("topology", f"expected a list like [ Ring, Switch ], got {kinds!r}")
+    for key in data:
+        if key not in ("topology", "npus_count", "bandwidth", "latency"):
+            raise source.error(key, "unknown key (expected topology, npus_count, bandwidth, latency)")
+    count = len(kinds)
+    sizes = _per_dim_list(data, "npus_count", count, source)
+    bandwidths = _per_dim_list(data, "bandwidth", count, source)
+    latencies = _per_dim_list(data, "latency", count, source)
+    levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
+               "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
+    return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML",
+            "topology": {"kind": "hierarchical", "dims": levels}}, source
+
+
+LEGACY_JSON_KEYS = {"topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
+                    "links-count", "link-latency", "link-bandwidth", "nic-latency", "router-latency",
+                    "hbm-latency", "hbm-bandwidth", "hbm-scale"}
+
+
+def read_astra_json(path: Path) -> tuple[dict, Source]:
+    """ASTRA-sim legacy analytical JSON -> network table (HBM keys are read and ignored: no memory model)."""
+    text = path.read_text()
+    source = Source(str(path), text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    for key in data:
+        if key not in LEGACY_JSON_KEYS:
+            raise source.error(key, "unknown key" + did_you_mean(key, LEGACY_JSON_KEYS))
+    kinds = data.get("topologies-per-dim")
+    if not isinstance(kinds, list) or not kinds:
+        raise source.error("topologies-per-dim", "missing; expected e.g. [\"Ring\", \"Switch\"]")
+    count = len(kinds)
+    if data.get("dimensions-count", count) != count:
+        raise source.error("dimensions-count", f"says {data['dimensions-count']} but topologies-per-dim lists {count}")
+    sizes = _per_dim_list(data, "units-count", count, source)
+    bandwidths = _per_dim_list(data, "link-bandwidth", count, source)
+    latencies = _per_dim_list(data, "link-latency", count, source)
+    nics = _per_dim_list(data, "nic-latency", count, source, [0] * count)
+    routers = _per_dim_list(data, "router-latency", count, source, [0] * count)
+    links = _per_dim_list(data, "links-count", count, source, [1] * count)
+    levels = [{"type": _level_kind(k, source, "topologies-per-dim"), "size": int(n), "bandwidth": float(bw),
+               "latency": float(lat), "nic_latency": float(nic), "router_latency": float(router),
+               "links": int(link)}
+              for k, n, bw, lat, nic, router, link in zip(kinds, sizes, bandwidths, latencies, nics, routers, links)]
+    return {"name": path.stem, "description": "ASTRA-sim legacy analytical JSON",
+            "topology": {"kind": "hierarchical", "dims": levels}}, source
+
+
+def read_network_file(path: Path) -> tuple[dict, Source]:
+    """Dispatch on the file's suffix."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    if path.suffix in (".yml", ".yaml"):
+        return read_astra_yaml(path)
+    if path.suffix == ".json":
+        return read_astra_json(path)
+    if path.suffix == ".txt":
+        from netsim.garnet import astra_garnet
+
+        return astra_garnet.read_garnet_file(path)
+    raise ConfigError(f"{path}: unknown network file type (expected .toml, .json, .yml or .txt)")

@@ -1,0 +1,33 @@
+"""Backends by name: the config's `backend` key picks one; nothing else tests for a backend's name."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+import simpy
+
+from netsim.api import Network
+from netsim.errors import ConfigError
+from netsim.topology import Topology
+
+# name -> "module:class"; imported on first use so an analytical run never loads the packet backend.
+BACKENDS = {
+    "analytical": "netsim.analytical:AnalyticalNetwork",
+    "garnet": "netsim.garnet.network:GarnetNetwork",
+}
+
+
+def create_network(backend: str, topology: Topology, config=None, env: simpy.Environment | None = None,
+                   **options) -> Network:
+    """Build the named backend on `topology`; `config` is the NetworkConfig (backends read their table)."""
+    target = BACKENDS.get(backend)
+    if target is None:
+        raise ConfigError(f"unknown backend '{backend}' (expected one of {', '.join(BACKENDS)})")
+    module_name, class_name = target.split(":")
+    try:
+        module = import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith(module_name.rsplit(".", 1)[0]):
+            raise ConfigError(f"backend '{backend}' is not built yet") from None
+        raise
+    return getattr(module, class_name)(topology, env=env, config=config, **options)

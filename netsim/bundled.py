@@ -1,0 +1,35 @@
+"""Find a config by short name among those shipped inside a package, or by file path."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from netsim.errors import ConfigError
+
+
+def bundled_names(package: str, suffixes: tuple[str, ...]) -> dict[str, Path]:
+    """Short name -> file for the configs shipped in `package` (file stem is the name)."""
+    names = {}
+    root = resources.files(package)
+    for entry in root.iterdir():
+        if entry.name.endswith(suffixes) and not entry.name.startswith("_"):
+            names[entry.name.rsplit(".", 1)[0]] = Path(str(entry))
+    return dict(sorted(names.items()))
+
+
+def find_config(what: str, name_or_path: str | Path, package: str, suffixes: tuple[str, ...]) -> Path:
+    """A bundled config's file, or the file at a path; a clear error lists the bundled names."""
+    path = Path(name_or_path).expanduser()
+    if path.is_file():
+        return path
+    available = bundled_names(package, suffixes)
+    key = str(name_or_path)
+    for suffix in suffixes:
+        key = key[: -len(suffix)] if key.endswith(suffix) else key
+    if key in available:
+        return available[key]
+    if path.suffix or "/" in str(name_or_path):
+        raise ConfigError(f"{name_or_path}: {what} file not found")
+    raise ConfigError(f"unknown {what} '{name_or_path}': not a file, and not one of the bundled "
+                      f"{what}s ({', '.join(available)})")

@@ -1,0 +1,246 @@
+"""Load TOML (and ASTRA-sim's formats, via `netsim.astra_formats`) into frozen dataclasses.
+
+Every config dataclass declares each key once, as a field whose metadata holds its parser and a
+one-line meaning (`setting(...)`). `build(cls, table, source, prefix)` validates a table against
+that declaration: unknown keys get a did-you-mean, bad values an error naming file, line, key
+and the expected form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from netsim.errors import ConfigError
+from netsim.units import UnitError, parse_bandwidth, parse_cycles, parse_size, parse_time
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+
+# --------------------------------------------------------------------------- value parsers
+def as_int(value: Any, minimum: int | None = None) -> int:
+    """A whole number (TOML int or a float with no fraction), optionally bounded below."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        raise UnitError(f"expected a whole number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise UnitError(f"expected a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def positive_int(value: Any) -> int:
+    return as_int(value, minimum=1)
+
+
+def non_negative_int(value: Any) -> int:
+    return as_int(value, minimum=0)
+
+
+def positive_float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise UnitError(f"expected a positive number, got {value!r}")
+    return float(value)
+
+
+def as_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise UnitError(f"expected a string, got {value!r}")
+    return value
+
+
+def as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value in (0, 1):
+        return bool(value)
+    raise UnitError(f"expected true or false, got {value!r}")
+
+
+def choice(*options: str) -> Callable[[Any], str]:
+    """A parser accepting one of `options` (case-insensitive), returned in its canonical spelling."""
+
+    def parse(value: Any) -> str:
+        if isinstance(value, str):
+            for option in options:
+                if value.lower() == option.lower():
+                    return option
+        hint = did_you_mean(str(value), options)
+        raise UnitError(f"expected one of {', '.join(options)}, got {value!r}{hint}")
+
+    return parse
+
+
+def list_of(item: Callable[[Any], Any], min_len: int = 1) -> Callable[[Any], tuple]:
+    """A parser for a list of items (returned as a tuple)."""
+
+    def parse(value: Any) -> tuple:
+        if not isinstance(value, (list, tuple)) or len(value) < min_len:
+            raise UnitError(f"expected a list of at least {min_len} item(s), got {value!r}")
+        return tuple(item(v) for v in value)
+
+    return parse
+
+
+def scalar_or_list_of(item: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A parser accepting one value or a list of values (a list becomes a tuple)."""
+
+    def parse(value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return tuple(item(v) for v in value)
+        return item(value)
+
+    return parse
+
+
+def setting(default: Any = dataclasses.MISSING, *, parse: Callable[[Any], Any], help: str,
+            key: str | None = None, cycles: bool = False) -> Any:
+    """Declare a config key: its parser, meaning and default (omit the default to require it).
+
+    `cycles=True` marks a value counted in cycles: it is parsed with the table's `clock_ghz`.
+    """
+    metadata = {"parse": parse, "help": help, "key": key, "cycles": cycles}
+    if default is dataclasses.MISSING:
+        return field(metadata=metadata)
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("use a tuple or a frozen dataclass for mutable defaults")
+    return field(default=default, metadata=metadata)
+
+
+# --------------------------------------------------------------------------- sources
+@dataclass
+class Source:
+    """Where a table came from, so errors can name the file and the line of a key."""
+
+    path: str
+    text: str = ""
+    overridden: set = field(default_factory=set)  # dotted keys set on the command line
+
+    def line_of(self, dotted_key: str) -> int | None:
+        """Best-effort line number of `dotted_key` ('garnet.vcs') in a TOML text."""
+        if not self.text:
+            return None
+        parts = dotted_key.split(".")
+        leaf = re.escape(parts[-1])
+        table = ".".join(p for p in parts[:-1] if not p.isdigit())
+        current = ""
+        fallback = None
+        for number, line in enumerate(self.text.splitlines(), start=1):
+            header = re.match(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?", line)
+            if header:
+                current = header.group(1).strip()
+                continue
+            if re.match(rf"^\s*[\"']?{leaf}[\"']?\s*[=:]", line):
+                if current == table:
+                    return number
+                fallback = fallback or number
+        return fallback
+
+    def where(self, dotted_key: str) -> str:
+        if dotted_key in self.overridden:
+            return f"--set {dotted_key} (over {self.path})"
+        line = self.line_of(dotted_key)
+        return f"{self.path}:{line}" if line else self.path
+
+    def error(self, dotted_key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(dotted_key)}: key '{dotted_key}': {message}")
+
+
+def did_you_mean(word: str, options) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def toml_key(f: dataclasses.Field) -> str:
+    return f.metadata.get("key") or f.name
+
+
+def settings_of(cls) -> list[dataclasses.Field]:
+    """The declared keys of a config dataclass (fields created with `setting`)."""
+    return [f for f in dataclasses.fields(cls) if "parse" in f.metadata]
+
+
+def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
+    """Validate `table` against `cls`'s declared settings and return an instance of `cls`."""
+    if not isinstance(table, Mapping):
+        raise source.error(prefix.rstrip(".") or "(top level)", f"expected a table, got {table!r}")
+    declared = {toml_key(f): f for f in settings_of(cls)}
+    for key in table:
+        if key not in declared:
+            raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared))
+    values: dict[str, Any] = {}
+    clock = table.get("clock_ghz")
+    for key, f in declared.items():
+        dotted = f"{prefix}{key}"
+        if key not in table:
+            if f.default is dataclasses.MISSING:
+                raise source.error(dotted, f"missing; expected {f.metadata['help']}")
+            continue
+        raw = table[key]
+        try:
+            if f.metadata["cycles"]:
+                values[f.name] = parse_cycles(raw, positive_float(clock) if clock is not None else 1.0)
+            else:
+                values[f.name] = f.metadata["parse"](raw)
+        except UnitError as exc:
+            raise source.error(dotted, str(exc)) from None
+    return cls(**values)
+
+
+def describe(cls) -> list[tuple[str, str, Any]]:
+    """(key, meaning, default) for each declared key: the generated reference of a config table."""
+    rows = []
+    for f in settings_of(cls):
+        default = None if f.default is dataclasses.MISSING else f.default
+        rows.append((toml_key(f), f.metadata["help"], default))
+    return rows
+
+
+# --------------------------------------------------------------------------- files
+def read_toml(path: Path) -> tuple[dict, Source]:
+    """Read a TOML file; a syntax error names the file and line."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text), Source(str(path), text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """'garnet.vcs=4' -> (['garnet', 'vcs'], 4). Values are read as TOML, else as a string."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE, e.g. garnet.vcs=4")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE with a dotted key, e.g. garnet.vcs=4")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return key.split("."), value
+
+
+def apply_override(table: dict, path: list[str], value: Any) -> None:
+    """Set table[path[0]][path[1]]... = value, creating sub-tables as needed."""
+    node = table
+    for part in path[:-1]:
+        child = node.get(part)
+        if isinstance(child, list) and part != path[-1]:
+            raise ConfigError(f"--set {'.'.join(path)}: '{part}' is a list; override the whole list")
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[path[-1]] = value

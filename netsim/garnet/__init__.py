@@ -1,0 +1,1 @@
+"""Garnet-like packet backend: NICs, routers with VCs and credits, links, routing, statistics."""

@@ -1,0 +1,98 @@
+"""The network config: which topology, which backend, and the packet backend's `[garnet]` table.
+
+Read from our TOML, or from ASTRA-sim's own files (`netsim.astra_formats`), then `--set`
+overrides are applied to the table before it is validated, so an override is checked exactly
+like a value written in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from netsim.bundled import find_config
+from netsim.config import Source, apply_override, as_str, build, choice, read_toml, setting
+from netsim.errors import ConfigError
+from netsim.garnet.config import GarnetConfig
+from netsim.topology import TOPOLOGY_KINDS, LevelSpec, Topology
+
+BACKEND_NAMES = ("analytical", "garnet")
+NETWORK_SUFFIXES = (".toml", ".json", ".yml", ".yaml", ".txt")
+
+
+@dataclass(frozen=True)
+class NetworkFile:
+    """The top level of a network TOML."""
+
+    topology: dict = setting(parse=dict, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
+    name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
+    description: str = setting("", parse=as_str, help="one line on what this network models")
+    backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical or garnet")
+    garnet: dict = setting(None, parse=dict, help="the [garnet] table of packet-backend parameters")
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """A validated network: build its Topology with `build_topology()`."""
+
+    name: str
+    backend: str
+    topology_kind: str
+    topology_spec: Any
+    garnet: GarnetConfig
+    path: str
+    table: dict = field(compare=False)
+
+    def build_topology(self) -> Topology:
+        try:
+            return TOPOLOGY_KINDS[self.topology_kind].build(self.topology_spec, self.name)
+        except ValueError as exc:
+            raise ConfigError(f"{self.path}: [topology]: {exc}") from None
+
+
+def parse_network_table(table: dict, source: Source, default_name: str) -> NetworkConfig:
+    """Validate a network table (from TOML or converted from an ASTRA-sim file)."""
+    top = build(NetworkFile, table, source)
+    topology_table = dict(top.topology)
+    kind = topology_table.pop("kind", None)
+    if kind not in TOPOLOGY_KINDS:
+        hint = choice(*TOPOLOGY_KINDS)
+        try:
+            hint(kind)
+        except ValueError as exc:
+            raise source.error("topology.kind", str(exc)) from None
+    spec_cls = TOPOLOGY_KINDS[kind].spec
+    if kind == "hierarchical":
+        levels = topology_table.get("dims")
+        if not isinstance(levels, list) or not levels:
+            raise source.error("topology.dims", "expected a list of [[topology.dims]] tables")
+        topology_table["dims"] = tuple(build(LevelSpec, level, source, f"topology.dims.{i}.")
+                                       for i, level in enumerate(levels))
+    spec = build(spec_cls, topology_table, source, "topology.")
+    garnet = build(GarnetConfig, top.garnet or {}, source, "garnet.")
+    return NetworkConfig(top.name or default_name, top.backend, kind, spec, garnet, source.path, table)
+
+
+def read_network_table(path: Path) -> tuple[dict, Source]:
+    """Read any supported network file into our table form."""
+    if path.suffix == ".toml":
+        return read_toml(path)
+    from netsim import astra_formats
+
+    return astra_formats.read_network_file(path)
+
+
+def load_network(name_or_path: str | Path, overrides: list[tuple[list[str], Any]] = (),
+                 backend: str | None = None) -> NetworkConfig:
+    """Load a bundled network by name (`torus-4x4`) or a file, apply overrides, validate."""
+
+    path = find_config("network", name_or_path, "topologies", NETWORK_SUFFIXES)
+    table, source = read_network_table(path)
+    for key_path, value in overrides:
+        apply_override(table, key_path, value)
+        source.overridden.add(".".join(key_path))
+    if backend is not None:
+        table["backend"] = backend
+    stem = path.name.rsplit(".", 1)[0]
+    return parse_network_table(table, source, stem)

@@ -1,0 +1,27 @@
+"""Topology builders, looked up by `kind`: a new topology is a registration, not a switch statement."""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from netsim.topology.base import Dimension, Link, Topology
+from netsim.topology.fattree import FatTreeSpec, build_fat_tree
+from netsim.topology.hierarchical import HierarchicalSpec, LevelSpec, build_hierarchical
+from netsim.topology.switch import SwitchSpec, build_switch
+from netsim.topology.torus import TorusSpec, build_torus
+
+
+class TopologyKind(NamedTuple):
+    spec: type
+    build: Callable[[object, str], Topology]
+
+
+TOPOLOGY_KINDS: dict[str, TopologyKind] = {
+    "torus": TopologyKind(TorusSpec, build_torus),
+    "switch": TopologyKind(SwitchSpec, build_switch),
+    "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical),
+    "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree),
+}
+
+__all__ = ["Dimension", "Link", "Topology", "TOPOLOGY_KINDS", "LevelSpec", "TorusSpec", "SwitchSpec",
+           "HierarchicalSpec", "FatTreeSpec"]

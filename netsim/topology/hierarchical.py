@@ -1,0 +1,128 @@
+"""Multi-dimensional topologies built level by level: each dimension is a ring, fully-connected
+group or switch, with its own size, bandwidth and latency (ASTRA-sim's hierarchical topology).
+
+NPU ids put dimension 0 fastest. A torus is the special case where every level is a ring.
+Routing is dimension-ordered: dimension 0 is corrected first, then 1, and so on; within a ring
+the shorter way round, within a fully-connected group directly, within a switch group through
+that group's switch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import networkx as nx
+
+from netsim.config import choice, non_negative_int, positive_int, setting
+from netsim.topology.base import Dimension, Topology, add_link_pair, coords_of, npu_of, ring_steps
+from netsim.units import parse_bandwidth, parse_time
+
+LEVEL_KINDS = ("ring", "fully-connected", "switch")
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """One `[[topology.dims]]` entry of a hierarchical topology."""
+
+    type: str = setting(parse=choice(*LEVEL_KINDS), help="ring, fully-connected or switch")
+    size: int = setting(parse=positive_int, help="NPUs along this dimension")
+    bandwidth: float = setting(parse=parse_bandwidth, help="link bandwidth, e.g. '50GB/s'")
+    latency: float = setting(parse=parse_time, help="link latency, e.g. '500ns'")
+    nic_latency: float = setting(0.0, parse=parse_time, help="NIC latency at each end of a message on this dimension")
+    router_latency: float = setting(0.0, parse=parse_time, help="latency of this dimension's switch")
+    links: int = setting(1, parse=non_negative_int, help="parallel links per NPU pair (ASTRA-sim's links-count; informational)")
+
+
+def group_base(coords: tuple[int, ...], dim: int, sizes) -> int:
+    """The NPU with coordinate 0 along `dim` in this NPU's group: names the group."""
+    base = list(coords)
+    base[dim] = 0
+    return npu_of(base, sizes)
+
+
+def level_order_route(topo: Topology, src: int, dst: int, group_switch: dict) -> list[int]:
+    """Dimension-ordered minimal path from `src` to `dst` (see module docstring)."""
+    path = [src]
+    here = list(topo.coords(src))
+    target = topo.coords(dst)
+    sizes = topo.dim_sizes
+    for d, dim in enumerate(topo.dims):
+        if here[d] == target[d]:
+            continue
+        if dim.kind == "ring":
+            for c in ring_steps(here[d], target[d], dim.size):
+                here[d] = c
+                path.append(npu_of(here, sizes))
+            continue
+        if dim.kind == "switch":
+            path.append(group_switch[d, group_base(tuple(here), d, sizes)])
+        here[d] = target[d]
+        path.append(npu_of(here, sizes))
+    return path
+
+
+def level_bisection(dim: Dimension, groups: int) -> float:
+    """One-direction bandwidth across a cut that halves every group of this dimension."""
+    half = dim.size // 2
+    if dim.kind == "ring":
+        return (1 if dim.size <= 2 else 2) * groups * dim.bandwidth
+    if dim.kind == "fully-connected":
+        return half * (dim.size - half) * groups * dim.bandwidth
+    return half * groups * dim.bandwidth  # switch: the uplinks of half the group
+
+
+def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
+    """Build the graph of a hierarchical topology (torus when every level is a ring)."""
+    dims = [Dimension(level.type, level.size, level.bandwidth, level.latency) for level in levels]
+    sizes = tuple(d.size for d in dims)
+    npus = 1
+    for size in sizes:
+        npus *= size
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(npus))
+    group_switch: dict[tuple[int, int], int] = {}
+    switch_latency: dict[int, float] = {}
+    for d, (dim, level) in enumerate(zip(dims, levels)):
+        if dim.size == 1:
+            continue
+        for npu in range(npus):
+            coords = coords_of(npu, sizes)
+            if coords[d] != 0:
+                continue  # visit each group once, from its member with coordinate 0
+            members = []
+            for c in range(dim.size):
+                here = list(coords)
+                here[d] = c
+                members.append(npu_of(here, sizes))
+            if dim.kind == "ring":
+                pairs = [(members[i], members[(i + 1) % dim.size]) for i in range(dim.size)]
+                for u, v in pairs[: 1 if dim.size == 2 else None]:
+                    add_link_pair(graph, u, v, dim.bandwidth, dim.latency, d)
+            elif dim.kind == "fully-connected":
+                for i, u in enumerate(members):
+                    for v in members[i + 1:]:
+                        add_link_pair(graph, u, v, dim.bandwidth, dim.latency, d)
+            else:
+                switch = npus + len(group_switch)
+                group_switch[d, npu] = switch
+                switch_latency[switch] = level.router_latency
+                graph.add_node(switch)
+                for member in members:
+                    add_link_pair(graph, member, switch, dim.bandwidth, dim.latency, d)
+    splittable = [dim for dim in dims if dim.size >= 2]
+    bisection = min((level_bisection(dim, npus // dim.size) for dim in splittable), default=0.0)
+    router = partial(level_order_route, group_switch=group_switch)
+    return Topology(name, kind, graph, npus, dims, router, bisection, switch_latency,
+                    nic_latency=[level.nic_latency for level in levels])
+
+
+@dataclass(frozen=True)
+class HierarchicalSpec:
+    """`kind = "hierarchical"`: a list of `[[topology.dims]]` levels, dimension 0 first."""
+
+    dims: tuple = setting(parse=lambda v: v, help="a list of [[topology.dims]] tables")
+
+
+def build_hierarchical(spec: HierarchicalSpec, name: str) -> Topology:
+    return build_levels(name, "hierarchical", list(spec.dims))

@@ -1,0 +1,26 @@
+"""One switch with N NPUs attached: every message crosses two links and the switch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from netsim.config import positive_int, setting
+from netsim.topology.base import Topology
+from netsim.topology.hierarchical import LevelSpec, build_levels
+from netsim.units import parse_bandwidth, parse_time
+
+
+@dataclass(frozen=True)
+class SwitchSpec:
+    """`kind = "switch"`: `npus`, link bandwidth and latency (each NPU-switch link)."""
+
+    npus: int = setting(parse=positive_int, help="number of NPUs on the switch")
+    bandwidth: float = setting(parse=parse_bandwidth, help="NPU-switch link bandwidth, e.g. '50GB/s'")
+    latency: float = setting(parse=parse_time, help="NPU-switch link latency, e.g. '500ns'")
+    router_latency: float = setting(0.0, parse=parse_time, help="latency through the switch")
+
+
+def build_switch(spec: SwitchSpec, name: str) -> Topology:
+    level = LevelSpec("switch", spec.npus, spec.bandwidth, spec.latency, router_latency=spec.router_latency)
+    topo = build_levels(name, "switch", [level])
+    return topo

@@ -1,0 +1,129 @@
+"""Parse sizes, bandwidths and times written with units into netsim's base units.
+
+Base units: bytes (int), GB/s (float, decimal; 1 GB/s = 1 byte/ns) and nanoseconds (float).
+Plain numbers are taken to be in the base unit already. Parsers raise `UnitError`, whose
+message names the expected form; `netsim.config` adds the file and key.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_NUMBER_WITH_UNIT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+
+SIZE_UNITS = {
+    "": 1, "b": 1, "byte": 1, "bytes": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+}
+
+# Factor to GB/s (bytes per ns).
+BANDWIDTH_UNITS = {
+    "": 1.0,
+    "b/s": 1e-9, "kb/s": 1e-6, "mb/s": 1e-3, "gb/s": 1.0, "tb/s": 1e3,
+    "kib/s": 2**10 / 1e9, "mib/s": 2**20 / 1e9, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9,
+    "bps": 1e-9 / 8, "kbps": 1e-6 / 8, "mbps": 1e-3 / 8, "gbps": 1 / 8, "tbps": 1e3 / 8,
+}
+# Lower-cased lookups would confuse bits (Gb/s) with bytes (GB/s): those are resolved first.
+_BIT_RATE_UNITS = {"Kb/s": 1e-6 / 8, "Mb/s": 1e-3 / 8, "Gb/s": 1 / 8, "Tb/s": 1e3 / 8}
+
+# Factor to nanoseconds.
+TIME_UNITS = {"": 1.0, "ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+CYCLE_UNITS = ("cycle", "cycles", "cyc")
+
+
+class UnitError(ValueError):
+    """A value could not be read in the expected unit; the message says what was expected."""
+
+
+def _split(value: object, expected: str) -> tuple[float, str]:
+    if isinstance(value, bool):
+        raise UnitError(f"expected {expected}, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value), ""
+    if not isinstance(value, str):
+        raise UnitError(f"expected {expected}, got {value!r}")
+    match = _NUMBER_WITH_UNIT.match(value)
+    if not match:
+        raise UnitError(f"expected {expected}, got {value!r}")
+    return float(match.group(1)), match.group(2)
+
+
+def parse_size(value: object) -> int:
+    """'64MiB' -> 67108864. Plain numbers are bytes; the result must be a whole, non-negative number."""
+    expected = "a size like '64MiB', '4KiB', '1GB' or a number of bytes"
+    number, unit = _split(value, expected)
+    factor = SIZE_UNITS.get(unit.lower())
+    if factor is None:
+        raise UnitError(f"expected {expected}, got {value!r} (unknown unit {unit!r})")
+    nbytes = number * factor
+    if nbytes < 0 or not math.isclose(nbytes, round(nbytes), abs_tol=1e-6):
+        raise UnitError(f"expected {expected}, got {value!r} (not a whole, non-negative number of bytes)")
+    return int(round(nbytes))
+
+
+def parse_bandwidth(value: object) -> float:
+    """'100GB/s' -> 100.0 (GB/s = bytes/ns). Plain numbers are GB/s; 'Gbps'/'Gb/s' are bits."""
+    expected = "a bandwidth like '100GB/s', '400Gbps' or a number of GB/s"
+    number, unit = _split(value, expected)
+    factor = _BIT_RATE_UNITS.get(unit)
+    if factor is None:
+        factor = BANDWIDTH_UNITS.get(unit.lower())
+    if factor is None:
+        raise UnitError(f"expected {expected}, got {value!r} (unknown unit {unit!r})")
+    if number <= 0:
+        raise UnitError(f"expected {expected}, got {value!r} (must be positive)")
+    return number * factor
+
+
+def parse_time(value: object, clock_ghz: float | None = None) -> float:
+    """'1.5us' -> 1500.0 ns. Plain numbers are ns; 'N cycles' needs the clock in GHz."""
+    expected = "a time like '500ns', '1.5us', '3cycles' or a number of ns"
+    number, unit = _split(value, expected)
+    if unit.lower() in CYCLE_UNITS:
+        if clock_ghz is None:
+            raise UnitError(f"expected {expected} (cycles need a clock), got {value!r}")
+        result = number / clock_ghz
+    else:
+        factor = TIME_UNITS.get(unit if unit in TIME_UNITS else unit.lower())
+        if factor is None:
+            raise UnitError(f"expected {expected}, got {value!r} (unknown unit {unit!r})")
+        result = number * factor
+    if result < 0:
+        raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    return result
+
+
+def parse_cycles(value: object, clock_ghz: float) -> int:
+    """'3cycles' -> 3; a time ('2ns') is converted with the clock and rounded up to whole cycles.
+
+    Plain numbers are cycles here, because cycle-valued keys (router_latency, ...) are counted in
+    cycles by default.
+    """
+    expected = "a whole number of cycles like '3cycles' or a time like '2ns'"
+    number, unit = _split(value, expected)
+    if unit == "" or unit.lower() in CYCLE_UNITS:
+        cycles = number
+    else:
+        cycles = parse_time(value) * clock_ghz
+    if cycles < 0:
+        raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    return int(math.ceil(cycles - 1e-9))
+
+
+def format_size(nbytes: float) -> str:
+    """Human-readable binary size: 67108864 -> '64MiB'."""
+    for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(nbytes) >= factor:
+            value = nbytes / factor
+            return f"{value:.4g}{unit}"
+    return f"{int(nbytes)}B"
+
+
+def format_time(ns: float) -> str:
+    """Human-readable time: 1500.0 -> '1.5us'."""
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= factor:
+            return f"{ns / factor:.4g}{unit}"
+    return f"{ns:.4g}ns"
