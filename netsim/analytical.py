@@ -26,7 +26,8 @@ class AnalyticalNetwork(Network):
 
     backend_name = "analytical"
 
-    def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None):
+    def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
+        """`config` and `seed` are accepted like every backend's; this model needs neither."""
         super().__init__(topology, env)
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)

@@ -1,0 +1,264 @@
+"""The `netsim` command. Errors in the user's input print one line and exit 2; no traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from netsim import report
+from netsim.config import did_you_mean, parse_override, settings_of, toml_key
+from netsim.errors import ConfigError, NetsimError
+from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
+from netsim.units import UnitError, format_size, format_time, parse_size
+
+DEFAULT_NETWORK = "torus-4x4"
+DEFAULT_SYSTEM = "default"
+DEFAULT_WORKLOAD = "Resnet50_DataParallel"
+COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather")
+
+
+# ---------------------------------------------------------------------------- overrides
+def split_overrides(items: list[str]) -> tuple[list, list]:
+    """Route each --set KEY=VALUE to the network or the system config (prefix 'network.'/'system.' to force)."""
+    from system.config import SystemConfig
+
+    network_keys = {toml_key(f) for f in settings_of(NetworkFile)}
+    system_keys = {toml_key(f) for f in settings_of(SystemConfig)}
+    network, system = [], []
+    for item in items:
+        path, value = parse_override(item)
+        if path[0] == "network" and len(path) > 1:
+            network.append((path[1:], value))
+        elif path[0] == "system" and len(path) > 1:
+            system.append((path[1:], value))
+        elif path[0] in network_keys:
+            network.append((path, value))
+        elif path[0] in system_keys:
+            system.append((path, value))
+        else:
+            raise ConfigError(f"--set {item}: unknown key '{path[0]}'"
+                              f"{did_you_mean(path[0], network_keys | system_keys)} "
+                              f"(network keys: {', '.join(sorted(network_keys))}; or a system key)")
+    return network, system
+
+
+# ---------------------------------------------------------------------------- output
+def output_dir(args, name: str) -> Path:
+    return Path(args.out) if args.out else Path.cwd() / "netsim-out" / name
+
+
+def finish(args, console: Console, result, print_table) -> None:
+    """Write the run's folder, then print the summary (table, or JSON with --json)."""
+    from netsim.runner import write_outputs
+
+    out = write_outputs(result, output_dir(args, result.name))
+    if args.json:
+        print(json.dumps(result.summary, indent=2, default=report.json_default))
+        return
+    if not args.quiet:
+        print_table(console, result)
+        console.print(f"[dim]wrote {out}[/dim]")
+
+
+def print_run(console: Console, result) -> None:
+    s = result.summary
+    table = Table(title=f"netsim run: {s['workload']['name']} on {s['network']['name']} ({s['backend']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("end-to-end time", format_time(s["end_to_end_time_ns"]))
+    table.add_row("compute time (NPU 0)", format_time(s["compute_time_ns"]))
+    table.add_row("exposed communication (NPU 0)", format_time(s["exposed_comm_time_ns"]))
+    e2e = result.tables["end_to_end"]
+    total_comm = e2e[[c for c in e2e.columns if c.endswith("_total_comm_ns")]].to_numpy().sum()
+    table.add_row("total communication (NPU 0, sum of collectives)", format_time(total_comm))
+    table.add_row("slowest NPU", str(s["slowest_npu"]))
+    table.add_row("passes", str(s["passes"]))
+    table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
+    console.print(table)
+    print_links(console, result.tables["links"])
+
+
+def print_collective(console: Console, result) -> None:
+    s = result.summary
+    table = Table(title=f"netsim collective: {s['collective']} of {format_size(s['size_bytes'])} on "
+                        f"{s['network']['name']} ({s['backend']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("collective time", format_time(s["collective_time_ns"]))
+    table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
+    table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
+    table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
+    table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
+    console.print(table)
+    print_links(console, result.tables["links"])
+
+
+def print_links(console: Console, links, top: int = 5) -> None:
+    dims = report.per_dimension_utilization(links)
+    table = Table(title="link utilization per dimension")
+    for column in ("dim", "links", "bytes", "mean", "max", "imbalance"):
+        table.add_column(column, justify="right")
+    for row in dims.itertuples():
+        table.add_row(str(row.dim), str(row.links), f"{row.bytes:,}", f"{row.mean_utilization:.3f}",
+                      f"{row.max_utilization:.3f}", f"{row.imbalance:.2f}")
+    console.print(table)
+    busiest = report.busiest_links(links, top)
+    table = Table(title=f"top {top} links")
+    for column in ("link", "src", "dst", "kind", "dim", "bytes", "utilization"):
+        table.add_column(column, justify="right")
+    for row in busiest.itertuples():
+        table.add_row(str(row.link_id), str(row.src), str(row.dst), row.kind, str(row.dim), f"{row.bytes:,}",
+                      f"{row.utilization:.3f}")
+    console.print(table)
+
+
+# ---------------------------------------------------------------------------- commands
+def cmd_run(args, console: Console) -> None:
+    from netsim.runner import run_training
+    from system import load_system
+    from workload import load_workload
+
+    network_overrides, system_overrides = split_overrides(args.set)
+    network = load_network(args.network, network_overrides, args.backend)
+    system = load_system(args.system, system_overrides)
+    workload = load_workload(args.workload)
+    if args.passes < 1:
+        raise ConfigError(f"--passes {args.passes}: expected a whole number >= 1")
+    with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
+        result = run_training(network, system, workload, passes=args.passes, seed=args.seed)
+    finish(args, console, result, print_run)
+
+
+def cmd_collective(args, console: Console) -> None:
+    from netsim.runner import run_collective
+    from system import load_system
+
+    try:
+        nbytes = parse_size(args.size)
+    except UnitError as exc:
+        raise ConfigError(f"--size: {exc}") from None
+    if nbytes < 1:
+        raise ConfigError("--size: expected at least 1 byte")
+    network_overrides, system_overrides = split_overrides(args.set)
+    if args.algorithm:
+        system_overrides.append(([f"{args.kind}-implementation"], args.algorithm))
+    network = load_network(args.network, network_overrides, args.backend)
+    system = load_system(args.system, system_overrides)
+    with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
+        result = run_collective(network, system, args.kind, nbytes, seed=args.seed)
+    finish(args, console, result, print_collective)
+
+
+def cmd_topo(args, console: Console) -> None:
+    network_overrides, _ = split_overrides(args.set)
+    config = load_network(args.network, network_overrides)
+    summary = config.build_topology().summary()
+    if args.json:
+        print(json.dumps(summary, indent=2, default=report.json_default))
+        return
+    table = Table(title=f"topology {summary['name']} ({summary['kind']})")
+    table.add_column("property")
+    table.add_column("value", justify="right")
+    for key in ("npus", "switches", "links", "diameter_hops"):
+        table.add_row(key.replace("_", " "), str(summary[key]))
+    table.add_row("bisection bandwidth", f"{summary['bisection_bandwidth_GBps']:g} GB/s")
+    for index, dim in enumerate(summary["dims"]):
+        table.add_row(f"dimension {index}", dim)
+    console.print(table)
+
+
+def cmd_report(args, console: Console) -> None:
+    summary, tables = report.load_output(Path(args.dir))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return
+    table = Table(title=f"netsim report: {summary.get('name', args.dir)}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        if isinstance(value, (int, float, str, bool)) and not isinstance(value, bool) or isinstance(value, bool):
+            table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
+    if "links" in tables:
+        print_links(console, tables["links"], args.top)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def show_status(args, console: Console) -> bool:
+    return console.is_terminal and not args.quiet and not args.json
+
+
+# ---------------------------------------------------------------------------- parser
+def common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (same inputs and seed, same results)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--json", action="store_true", help="print summary.json to stdout")
+    parser.add_argument("--out", help="output folder (default ./netsim-out/<name>)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="netsim", description="Packet-level network simulation for distributed training.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="simulate training iterations of a workload")
+    run.add_argument("--network", default=DEFAULT_NETWORK, help=f"bundled network name or file (default {DEFAULT_NETWORK})")
+    run.add_argument("--system", default=DEFAULT_SYSTEM, help=f"bundled system config or file (default {DEFAULT_SYSTEM})")
+    run.add_argument("--workload", default=DEFAULT_WORKLOAD, help=f"bundled workload or file (default {DEFAULT_WORKLOAD})")
+    run.add_argument("--backend", choices=BACKEND_NAMES, help="override the network config's backend")
+    run.add_argument("--passes", type=int, default=1, help="training iterations to simulate (default 1)")
+    common(run)
+    run.set_defaults(handler=cmd_run)
+
+    coll = commands.add_parser("collective", help="time one collective on every NPU")
+    coll.add_argument("kind", choices=COLLECTIVES)
+    coll.add_argument("--size", required=True, help="bytes per NPU, e.g. 64MiB (all-gather: each NPU's shard)")
+    coll.add_argument("--network", default=DEFAULT_NETWORK)
+    coll.add_argument("--system", default=DEFAULT_SYSTEM)
+    coll.add_argument("--algorithm", help="algorithm per dimension, e.g. ring or ring_ring")
+    coll.add_argument("--backend", choices=BACKEND_NAMES)
+    common(coll)
+    coll.set_defaults(handler=cmd_collective)
+
+    topo = commands.add_parser("topo", help="summarise a topology")
+    topo.add_argument("network", help="bundled network name or file")
+    common(topo)
+    topo.set_defaults(handler=cmd_topo)
+
+    rep = commands.add_parser("report", help="summarise a run's output folder")
+    rep.add_argument("dir")
+    rep.add_argument("--top", type=int, default=5, help="how many of the busiest links to list")
+    common(rep)
+    rep.set_defaults(handler=cmd_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=args.json, quiet=args.quiet)
+    try:
+        args.handler(args, console)
+    except NetsimError as exc:
+        print(f"netsim: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("netsim: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

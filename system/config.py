@@ -1,0 +1,173 @@
+"""SystemConfig: collective algorithms per dimension and the chunk scheduler's settings.
+
+Read from three forms into one validated dataclass: netsim TOML, ASTRA-sim's legacy
+"key: value" text and ASTRA-sim 2.x JSON. Keys use ASTRA-sim's names (`endpoint-delay`,
+`preferred-dataset-splits`, ...). An algorithm list has one entry per network dimension
+(`all-reduce-implementation = ["ring", "ring"]`, or ASTRA-sim's "ring_ring"); a single name
+without underscores applies to every dimension.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from netsim.bundled import find_config
+from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean,
+                           positive_int, read_toml, setting)
+from netsim.errors import ConfigError
+from netsim.units import UnitError, parse_bandwidth, parse_time
+
+SYSTEM_SUFFIXES = (".toml", ".txt", ".json")
+
+# ASTRA-sim spelling -> netsim name. Only algorithms in system.algorithms.ALGORITHMS may run.
+ALGORITHM_ALIASES = {
+    "ring": "ring", "direct": "direct", "halvingdoubling": "halving-doubling",
+    "doublebinarytree": "double-binary-tree", "recursivedoubling": "recursive-doubling",
+    "onering": "one-ring", "onedirect": "one-direct", "onehalvingdoubling": "one-halving-doubling",
+}
+
+
+def canonical_algorithm(name: str) -> str:
+    """'doubleBinaryTree' / 'double-binary-tree' -> 'double-binary-tree'; unknown names kept for the error."""
+    key = name.strip().replace("-", "").replace("_", "").lower()
+    if key.startswith("direct") and key[6:].isdigit():
+        return f"direct{key[6:]}"
+    return ALGORITHM_ALIASES.get(key, name.strip())
+
+
+def algorithm_list(value: Any) -> tuple[str, ...]:
+    """'ring_direct' or ['ring', 'direct'] -> ('ring', 'direct'); 'ring' -> ('ring',) for every dimension."""
+    if isinstance(value, str):
+        parts = [p for p in value.split("_") if p]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        parts = list(value)
+    else:
+        raise UnitError(f"expected an algorithm name, a list of names or 'ring_direct', got {value!r}")
+    if not parts:
+        raise UnitError(f"expected at least one algorithm, got {value!r}")
+    return tuple(canonical_algorithm(p) for p in parts)
+
+
+def non_negative_time(value: Any) -> float:
+    return parse_time(value)
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    """The system layer's settings; see `netsim.config.describe(SystemConfig)` for the reference."""
+
+    name: str = setting("", parse=as_str, help="short name used in reports")
+    scheduling_policy: str = setting("FIFO", key="scheduling-policy", parse=choice("FIFO", "LIFO"),
+                                     help="order of waiting chunks across collectives: FIFO or LIFO")
+    endpoint_delay: float = setting(10.0, key="endpoint-delay", parse=non_negative_time,
+                                    help="time an NPU spends per algorithm step (ns; ASTRA-sim cycles = ns)")
+    active_chunks_per_dimension: int = setting(1, key="active-chunks-per-dimension", parse=positive_int,
+                                               help="chunks that may run at once in one dimension's queue")
+    preferred_dataset_splits: int = setting(1, key="preferred-dataset-splits", parse=positive_int,
+                                            help="chunks a collective is split into")
+    all_reduce: tuple = setting(("ring",), key="all-reduce-implementation", parse=algorithm_list,
+                                help="all-reduce algorithm per dimension")
+    reduce_scatter: tuple = setting(("ring",), key="reduce-scatter-implementation", parse=algorithm_list,
+                                    help="reduce-scatter algorithm per dimension")
+    all_gather: tuple = setting(("ring",), key="all-gather-implementation", parse=algorithm_list,
+                                help="all-gather algorithm per dimension")
+    all_to_all: tuple = setting(("ring",), key="all-to-all-implementation", parse=algorithm_list,
+                                help="all-to-all algorithm per dimension")
+    collective_optimization: str = setting("localBWAware", key="collective-optimization",
+                                           parse=choice("baseline", "localBWAware"),
+                                           help="baseline: full collective per dimension; localBWAware: "
+                                                "reduce-scatter up, all-reduce on the last, all-gather down")
+    local_mem_bw: float = setting(0.0, key="local-mem-bw", parse=lambda v: 0.0 if v == 0 else parse_bandwidth(v),
+                                  help="local memory bandwidth (GB/s); when set, a reduction costs 3*bytes/bw")
+    boost_mode: int = setting(0, key="boost-mode", parse=lambda v: as_int(v, 0),
+                              help="ASTRA-sim's boost mode; accepted for compatibility, must be 0")
+    direct_collective_window: int = setting(0, key="direct-collective-window", parse=lambda v: as_int(v, 0),
+                                            help="messages a direct algorithm keeps in flight (0 = all)")
+
+    def algorithms(self, kind: str) -> tuple:
+        return {"all-reduce": self.all_reduce, "reduce-scatter": self.reduce_scatter,
+                "all-gather": self.all_gather, "all-to-all": self.all_to_all}[kind]
+
+    def as_table(self) -> dict:
+        """The resolved config, with ASTRA-sim's key names, for summary.json."""
+        from netsim.config import settings_of, toml_key
+
+        return {toml_key(f): getattr(self, f.name) for f in settings_of(SystemConfig)}
+
+
+def _read_legacy_text(path: Path) -> tuple[dict, Source]:
+    """ASTRA-sim's legacy 'key: value' system file."""
+    text = path.read_text()
+    table: dict[str, Any] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.split("#", 1)[0].strip()
+        if not stripped:
+            continue
+        if ":" not in stripped:
+            raise ConfigError(f"{path}:{number}: expected 'key: value', got {stripped!r}")
+        key, value = (part.strip() for part in stripped.split(":", 1))
+        try:
+            table[key] = json.loads(value)
+        except json.JSONDecodeError:
+            table[key] = value
+    return table, Source(str(path), text)
+
+
+def _read_json(path: Path) -> tuple[dict, Source]:
+    text = path.read_text()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    return data, Source(str(path), text)
+
+
+# ASTRA-sim keys that netsim reads but that change nothing it models.
+IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf"}
+
+
+def parse_system_table(table: dict, source: Source, default_name: str) -> SystemConfig:
+    table = {k: v for k, v in table.items() if k not in IGNORED_ASTRA_KEYS}
+    custom = [k for k in table if k.endswith("-implementation-custom")]
+    if custom:
+        raise source.error(custom[0], "custom (Chakra) collective implementations are not supported; "
+                                      "use one of the built-in algorithms")
+    config = build(SystemConfig, table, source)
+    if config.boost_mode != 0:
+        raise source.error("boost-mode", "boost mode is not modelled; set it to 0")
+    if not config.name:
+        config = SystemConfig(**{**config.__dict__, "name": default_name})
+    return config
+
+
+def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]] = ()) -> SystemConfig:
+    """Load a bundled system config by name (`default`) or a .toml / legacy .txt / 2.x .json file."""
+    path = find_config("system config", name_or_path, "system.configs", SYSTEM_SUFFIXES)
+    if path.suffix == ".toml":
+        table, source = read_toml(path)
+    elif path.suffix == ".json":
+        table, source = _read_json(path)
+    else:
+        table, source = _read_legacy_text(path)
+    for key_path, value in overrides:
+        apply_override(table, key_path, value)
+        source.overridden.add(".".join(key_path))
+    return parse_system_table(table, source, path.name.rsplit(".", 1)[0])
+
+
+def check_algorithms(config: SystemConfig, dims: int, known: set[str], where: str) -> None:
+    """Every algorithm list matches the network's dimension count and names a known algorithm."""
+    for kind in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
+        names = config.algorithms(kind)
+        for name in names:
+            if name not in known and not (name.startswith("direct") and name[6:].isdigit() and "direct" in known):
+                raise ConfigError(f"{where}: {kind}-implementation: unknown or unsupported algorithm "
+                                  f"'{name}'{did_you_mean(name, known)} (supported: {', '.join(sorted(known))})")
+        if len(names) not in (1, dims):
+            raise ConfigError(f"{where}: {kind}-implementation lists {len(names)} algorithms "
+                              f"({'_'.join(names)}) for a network of {dims} dimensions")

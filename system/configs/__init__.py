@@ -1,0 +1,1 @@
+"""Bundled system configs, reachable by short name: `netsim run --system default`."""

@@ -1,0 +1,54 @@
+"""What the system layer measures: per phase of each chunk, and per collective."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PhaseRecord:
+    """One chunk's pass through one phase: where, what, how long it queued and how long it ran."""
+
+    dim: int
+    op: str  # "reduce-scatter" | "all-gather" | "all-reduce" | ...
+    algorithm: str
+    nbytes: int  # data the phase starts with, per NPU
+    queued_at: float
+    started_at: float = 0.0
+    finished_at: float = 0.0
+
+    @property
+    def queueing_delay_ns(self) -> float:
+        return self.started_at - self.queued_at
+
+    @property
+    def network_delay_ns(self) -> float:
+        return self.finished_at - self.started_at
+
+
+@dataclass
+class CollectiveRecord:
+    """One collective on one NPU: its size, time span and every chunk's phases."""
+
+    kind: str
+    nbytes: int
+    npu: int
+    dims: tuple
+    issued_at: float
+    finished_at: float = 0.0
+    chunks: list = field(default_factory=list)  # list[list[PhaseRecord]]
+
+    @property
+    def duration_ns(self) -> float:
+        return self.finished_at - self.issued_at
+
+    def phase_delays(self) -> list[tuple[float, float]]:
+        """Per phase index: (mean queueing delay, mean network delay) over chunks, in ns."""
+        if not self.chunks:
+            return []
+        result = []
+        for index in range(max(len(phases) for phases in self.chunks)):
+            phases = [chunk[index] for chunk in self.chunks if index < len(chunk)]
+            result.append((sum(p.queueing_delay_ns for p in phases) / len(phases),
+                           sum(p.network_delay_ns for p in phases) / len(phases)))
+        return result

@@ -1,0 +1,72 @@
+"""Analytical backend: ASTRA-sim's cost model, and ASTRA-sim's own network files with its units."""
+
+import pytest
+
+from netsim.analytical import AnalyticalNetwork
+from netsim.network_config import load_network
+from tests.helpers import analytical
+
+
+def test_ring_neighbour_is_one_hop_and_one_serialization():
+    net = analytical("ring-8")
+    assert net.message_time(0, 1, 5000) == pytest.approx(500 + 5000 / 50)
+    assert net.message_time(0, 3, 5000) == pytest.approx(3 * 500 + 5000 / 50)
+    assert net.message_time(0, 7, 5000) == pytest.approx(500 + 5000 / 50)  # wrap-around
+
+
+def test_switch_is_two_hops_and_one_serialization():
+    net = analytical("switch-16")
+    assert net.message_time(0, 9, 5000) == pytest.approx(2 * 500 + 5000 / 50)
+
+
+def test_fully_connected_peer_is_one_hop():
+    net = analytical("dgx-8x4")
+    assert net.message_time(0, 7, 1500) == pytest.approx(100 + 1500 / 150)
+
+
+def test_multi_dimension_route_serializes_on_the_slowest_link():
+    net = analytical("dgx-8x4")
+    # 0 -> 9: one fully-connected hop (100 ns), then through a switch (2 x 500 ns); bottleneck 50 GB/s
+    assert net.message_time(0, 9, 1000) == pytest.approx(100 + 1000 + 1000 / 50)
+
+
+def test_messages_never_interfere():
+    net = analytical("ring-8")
+    done = []
+    for tag in range(10):
+        net.endpoint(1).recv(0, 10_000, tag).callbacks.append(lambda _e: done.append(net.env.now))
+        net.endpoint(0).send(1, 10_000, tag)
+    net.run()
+    assert done == [pytest.approx(500 + 10_000 / 50)] * 10
+
+
+def test_link_bytes_count_every_link_of_the_route():
+    net = analytical("torus-4x4")
+    net.endpoint(10).recv(0, 777, 0)
+    net.endpoint(0).send(10, 777, 0)
+    net.run()
+    links = net.link_stats()
+    assert links["bytes"].sum() == 777 * 4
+    assert (links["bytes"] > 0).sum() == 4
+
+
+def test_astra_yaml_bandwidth_is_read_as_gib(shared_inputs):
+    config = load_network(shared_inputs / "v2/network/analytical/Ring_8npus.yml")
+    net = AnalyticalNetwork(config.build_topology())
+    bandwidth = 50 * 2**30 / 1e9
+    assert net.message_time(0, 1, 2**20) == pytest.approx(500 + 2**20 / bandwidth)
+
+
+def test_astra_legacy_json_uses_bytes_per_ns_and_adds_router_latency(shared_inputs):
+    config = load_network(shared_inputs / "network/analytical/sample_Switch.json")
+    net = AnalyticalNetwork(config.build_topology())
+    assert net.message_time(0, 3, 1000) == pytest.approx(2 * 500 + 1000 / 25 + 10)
+
+
+def test_every_astra_network_sample_loads(shared_inputs):
+    files = sorted((shared_inputs / "network/analytical").glob("*.json"))
+    files += sorted((shared_inputs / "v2/network/analytical").glob("*.yml"))
+    assert len(files) == 9
+    for path in files:
+        topology = load_network(path).build_topology()
+        assert topology.npus >= 4

@@ -1,0 +1,74 @@
+"""NetworkAPI: MPI-like matching of send and recv on (src, dst, tag)."""
+
+import pytest
+
+from tests.helpers import analytical
+
+
+def test_recv_posted_first_fires_on_arrival():
+    net = analytical("ring-8")
+    a, b = net.endpoint(0), net.endpoint(1)
+    got = b.recv(0, 1000, tag=7)
+    a.send(1, 1000, tag=7)
+    net.run()
+    assert got.processed
+    assert net.env.now == pytest.approx(500 + 1000 / 50)
+
+
+def test_message_arriving_before_recv_waits_unexpected():
+    net = analytical("ring-8")
+    a, b = net.endpoint(0), net.endpoint(1)
+    a.send(1, 1000, tag=1)
+    fired = {}
+
+    def late_receiver():
+        yield net.env.timeout(10_000)
+        yield b.recv(0, 1000, tag=1)
+        fired["at"] = net.env.now
+
+    net.env.process(late_receiver())
+    net.run()
+    assert fired["at"] == 10_000  # max(arrival = 520, post = 10000)
+
+
+def test_tags_and_sources_keep_messages_apart_and_in_order():
+    net = analytical("switch-16")
+    order = []
+    dst = net.endpoint(5)
+
+    def receiver():
+        for src, tag in [(2, "b"), (1, "a"), (1, "a")]:
+            yield dst.recv(src, 100, tag)
+            order.append((src, tag))
+
+    net.env.process(receiver())
+    net.endpoint(1).send(5, 100, "a")
+    net.endpoint(1).send(5, 100, "a")
+    net.endpoint(2).send(5, 100, "b")
+    net.run()
+    assert order == [(2, "b"), (1, "a"), (1, "a")]
+    assert net.waiting() == []
+    assert net.bytes_sent[1] == 200 and net.bytes_received[5] == 300
+
+
+def test_size_mismatch_is_an_error():
+    net = analytical("ring-8")
+    net.endpoint(1).recv(0, 10, tag=0)
+    net.endpoint(0).send(1, 20, tag=0)
+    with pytest.raises(ValueError, match="has 20 B, recv expected 10 B"):
+        net.run()
+
+
+def test_unmatched_recv_is_reported():
+    net = analytical("ring-8")
+    net.endpoint(3).recv(2, 64, tag="x")
+    net.run()
+    assert net.waiting() == ["NPU 3 waits for 64 B from NPU 2 (tag x)"]
+
+
+def test_schedule_calls_back_after_delay():
+    net = analytical("ring-8")
+    seen = []
+    net.endpoint(0).schedule(42.0, lambda: seen.append(net.endpoint(0).now()))
+    net.run()
+    assert seen == [42.0]

@@ -1,0 +1,69 @@
+"""`netsim` end to end in a subprocess from a temporary directory, as a user runs it."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+
+def netsim(*args, cwd):
+    exe = shutil.which("netsim")
+    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_run_with_no_arguments_writes_the_reports(tmp_path):
+    result = netsim("run", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (out,) = (tmp_path / "netsim-out").iterdir()
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("end_to_end_time_ns", "compute_time_ns", "exposed_comm_time_ns", "wall_time_s", "events",
+                "backend", "partial", "network", "system", "workload"):
+        assert key in summary
+    assert summary["backend"] == "analytical" and summary["partial"] is False
+    e2e = pd.read_csv(out / "end_to_end.csv")
+    assert list(e2e.columns) == ["layer", "fwd_compute_ns", "ig_compute_ns", "wg_compute_ns",
+                                 "fwd_exposed_comm_ns", "ig_exposed_comm_ns", "wg_exposed_comm_ns",
+                                 "fwd_total_comm_ns", "ig_total_comm_ns", "wg_total_comm_ns"]
+    assert len(e2e) == 54
+    assert e2e["wg_exposed_comm_ns"].sum() == pytest.approx(summary["exposed_comm_time_ns"])
+    links = pd.read_csv(out / "links.csv")
+    assert {"link_id", "src", "dst", "kind", "dim", "bytes", "busy_time_ns", "utilization"} <= set(links.columns)
+    assert "end-to-end time" in result.stdout
+
+
+def test_json_output_and_overrides(tmp_path):
+    result = netsim("run", "--network", "ring-8", "--passes", "2", "--set", "topology.bandwidth=100GB/s",
+                    "--set", "preferred-dataset-splits=1", "--json", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["passes"] == 2
+    assert summary["network"]["config"]["topology"]["bandwidth"] == "100GB/s"
+    assert summary["system"]["preferred-dataset-splits"] == 1
+    assert (tmp_path / "o" / "summary.json").is_file()
+
+
+def test_collective_reports_bandwidths(tmp_path):
+    result = netsim("collective", "all-reduce", "--size", "64MiB", "--network", "ring-16", "--json",
+                    "--set", "endpoint-delay=0", "--set", "preferred-dataset-splits=1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    s = json.loads(result.stdout)
+    n, size = 16, 64 * 2**20
+    expected = 2 * (n - 1) * (500 + size / (n * 50))
+    assert s["collective_time_ns"] == pytest.approx(expected)
+    assert s["algbw_GBps"] == pytest.approx(size / expected)
+    assert s["busbw_GBps"] == pytest.approx(size / expected * 2 * (n - 1) / n)
+
+
+def test_topo_and_report(tmp_path):
+    topo = netsim("topo", "torus-4x4", "--json", cwd=tmp_path)
+    assert json.loads(topo.stdout)["bisection_bandwidth_GBps"] == 400
+    netsim("run", "--network", "ring-8", "--out", str(tmp_path / "r"), "--quiet", cwd=tmp_path)
+    report = netsim("report", str(tmp_path / "r"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert "link utilization per dimension" in report.stdout
+    missing = netsim("report", str(tmp_path / "nothing"), cwd=tmp_path)
+    assert missing.returncode == 2 and "no summary.json" in missing.stderr

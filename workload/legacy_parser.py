@@ -1,0 +1,107 @@
+"""Parse ASTRA-sim's legacy workload text format.
+
+    DATA                                   <- loop keyword, then optional header options
+    54                                     <- number of layers
+    conv1 -1 13003 NONE 0 12864 NONE 0 32291 ALLREDUCE 37632 3229
+     name reserved fwd-compute fwd-type fwd-size ig-compute ig-type ig-size wg-compute wg-type wg-size update-time
+                                           [per-layer parallelism, HYBRID_CUSTOMIZED only]
+
+Compute times are cycles (= ns), sizes bytes. Every error names the file and line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from netsim.errors import ConfigError
+from workload.model import COMM_TYPES, Comm, Layer, Workload
+
+LAYER_FIELDS = ("name", "reserved", "fwd compute", "fwd comm type", "fwd comm size", "ig compute", "ig comm type",
+                "ig comm size", "wg compute", "wg comm type", "wg comm size", "update time")
+
+
+def parse_header(tokens: list[str]) -> dict:
+    """'HYBRID_TRANSFORMER model_parallel_NPU_group: 4 checkpoints: 2 2 11' -> options dict.
+
+    A key ends with ':' and takes the integers after it; bare integers after the keyword are kept
+    under 'args' (e.g. HYBRID_DLRM's last bottom layer).
+    """
+    options: dict = {}
+    key = "args"
+    for token in tokens:
+        if token.endswith(":"):
+            key = token[:-1]
+            options[key] = []
+        else:
+            try:
+                options.setdefault(key, []).append(int(token))
+            except ValueError:
+                raise ValueError(f"expected an integer after '{key}:', got {token!r}") from None
+    return options
+
+
+def _int_field(token: str, field: str, where: str) -> int:
+    try:
+        return int(token)
+    except ValueError:
+        try:
+            value = float(token)
+        except ValueError:
+            value = None
+        if value is not None and value == int(value):
+            return int(value)
+        raise ConfigError(f"{where}: field '{field}': expected an integer, got {token!r}") from None
+
+
+def _comm(type_token: str, size_token: str, field: str, where: str) -> Comm:
+    kind = type_token.upper()
+    if kind not in COMM_TYPES:
+        raise ConfigError(f"{where}: field '{field}': expected one of {', '.join(COMM_TYPES)}, got {type_token!r}")
+    size = _int_field(size_token, field.replace("type", "size"), where)
+    if size < 0:
+        raise ConfigError(f"{where}: field '{field.replace('type', 'size')}': expected a size >= 0, got {size}")
+    return Comm(COMM_TYPES[kind], size)
+
+
+def parse_layer(tokens: list[str], where: str, line: int) -> Layer:
+    if len(tokens) < len(LAYER_FIELDS):
+        missing = LAYER_FIELDS[len(tokens)]
+        raise ConfigError(f"{where}: expected {len(LAYER_FIELDS)} fields per layer, got {len(tokens)} "
+                          f"(missing '{missing}')")
+    if len(tokens) > len(LAYER_FIELDS) + 1:
+        raise ConfigError(f"{where}: expected {len(LAYER_FIELDS)} fields (+ optional parallelism), got {len(tokens)}")
+    ints = {}
+    for index in (1, 2, 5, 8, 11):
+        ints[index] = _int_field(tokens[index], LAYER_FIELDS[index], where)
+        if index != 1 and ints[index] < 0:
+            raise ConfigError(f"{where}: field '{LAYER_FIELDS[index]}': expected a time >= 0, got {ints[index]}")
+    return Layer(
+        name=tokens[0], reserved=ints[1],
+        fwd_compute=ints[2], fwd_comm=_comm(tokens[3], tokens[4], "fwd comm type", where),
+        ig_compute=ints[5], ig_comm=_comm(tokens[6], tokens[7], "ig comm type", where),
+        wg_compute=ints[8], wg_comm=_comm(tokens[9], tokens[10], "wg comm type", where),
+        update_time=ints[11], parallelism=tokens[12] if len(tokens) > 12 else None, line=line)
+
+
+def parse_legacy_workload(path: Path) -> Workload:
+    try:
+        lines = path.read_text().splitlines()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    content = [(n, line.split()) for n, line in enumerate(lines, start=1) if line.strip()]
+    if len(content) < 2:
+        raise ConfigError(f"{path}: expected a header line and a layer count")
+    header_line, header = content[0]
+    try:
+        options = parse_header(header[1:])
+    except ValueError as exc:
+        raise ConfigError(f"{path}:{header_line}: header: {exc}") from None
+    count_line, count_tokens = content[1]
+    if len(count_tokens) != 1 or not count_tokens[0].isdigit():
+        raise ConfigError(f"{path}:{count_line}: expected the number of layers, got {' '.join(count_tokens)!r}")
+    count = int(count_tokens[0])
+    layer_lines = content[2:]
+    if len(layer_lines) != count:
+        raise ConfigError(f"{path}:{count_line}: says {count} layers but the file has {len(layer_lines)}")
+    layers = tuple(parse_layer(tokens, f"{path}:{n}", n) for n, tokens in layer_lines)
+    return Workload(path.name.rsplit(".", 1)[0], header[0].upper(), layers, options, str(path))

@@ -1,0 +1,55 @@
+"""ASTRA-sim's end-to-end reports from the training loops' measurements (units in every header)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from workload.loops import PASSES, NpuRun
+
+
+def end_to_end_frame(run: NpuRun) -> pd.DataFrame:
+    """Per layer (one NPU's view, as ASTRA-sim's EndToEnd.csv): compute, exposed and total comm per pass."""
+    rows = []
+    for layer, stats in zip(run.workload.layers, run.layers):
+        row = {"layer": layer.name}
+        for phase in PASSES:
+            row[f"{phase}_compute_ns"] = stats.compute[phase]
+        for phase in PASSES:
+            row[f"{phase}_exposed_comm_ns"] = stats.exposed[phase]
+        for phase in PASSES:
+            row[f"{phase}_total_comm_ns"] = stats.total_comm[phase]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def detailed_frame(run: NpuRun) -> pd.DataFrame:
+    """Per layer, pass and collective phase: mean chunk queueing delay and network delay (ASTRA-sim's detailed.csv)."""
+    rows = []
+    for layer, stats in zip(run.workload.layers, run.layers):
+        for phase in PASSES:
+            records = stats.collectives[phase]
+            if not records:
+                continue
+            per_phase: dict[int, list] = {}
+            for record in records:
+                for index, (queueing, network) in enumerate(record.phase_delays()):
+                    per_phase.setdefault(index, []).append((queueing, network))
+            first = records[0].chunks[0] if records[0].chunks else []
+            for index, delays in sorted(per_phase.items()):
+                rows.append({
+                    "layer": layer.name, "pass": phase, "collective": records[0].kind,
+                    "phase": index + 1,
+                    "dim": first[index].dim if index < len(first) else -1,
+                    "op": first[index].op if index < len(first) else "",
+                    "queueing_delay_ns": sum(q for q, _ in delays) / len(delays),
+                    "network_delay_ns": sum(n for _, n in delays) / len(delays),
+                })
+    columns = ["layer", "pass", "collective", "phase", "dim", "op", "queueing_delay_ns", "network_delay_ns"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def totals(run: NpuRun) -> dict:
+    """One NPU's totals: compute, exposed communication and finish time (ns)."""
+    compute = sum(sum(stats.compute.values()) for stats in run.layers)
+    exposed = sum(sum(stats.exposed.values()) for stats in run.layers)
+    return {"compute_time_ns": compute, "exposed_comm_time_ns": exposed, "finish_time_ns": run.finished_at}
