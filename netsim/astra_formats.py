@@ -9,10 +9,9 @@ Both become a hierarchical topology (one level per dimension).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean
+from netsim.config import Source, did_you_mean, read_json_object
 from netsim.errors import ConfigError
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
@@ -73,14 +72,7 @@ LEGACY_JSON_KEYS = {"topology-name", "topologies-per-dim", "dimension-type", "di
 
 def read_astra_json(path: Path) -> tuple[dict, Source]:
     """ASTRA-sim legacy analytical JSON -> network table (HBM keys are read and ignored: no memory model)."""
-    text = path.read_text()
-    source = Source(str(path), text)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object")
+    data, source = read_json_object(path)
     for key in data:
         if key not in LEGACY_JSON_KEYS:
             raise source.error(key, "unknown key" + did_you_mean(key, LEGACY_JSON_KEYS))

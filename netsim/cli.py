@@ -14,12 +14,14 @@ from netsim import report
 from netsim.config import did_you_mean, parse_override, settings_of, toml_key
 from netsim.errors import ConfigError, NetsimError
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
-from netsim.units import UnitError, format_size, format_time, parse_size
+from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
 DEFAULT_SYSTEM = "default"
 DEFAULT_WORKLOAD = "Resnet50_DataParallel"
-COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather")
+DEFAULT_SYNTH_NETWORK = "torus-8x8"
+COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather", "scatter",
+               "barrier")
 
 
 # ---------------------------------------------------------------------------- overrides
@@ -76,6 +78,13 @@ def print_run(console: Console, result) -> None:
     e2e = result.tables["end_to_end"]
     total_comm = e2e[[c for c in e2e.columns if c.endswith("_total_comm_ns")]].to_numpy().sum()
     table.add_row("total communication (NPU 0, sum of collectives)", format_time(total_comm))
+    table.add_row("communication in flight (NPU 0)", format_time(s["comm_busy_time_ns"]))
+    table.add_row("compute/communication overlap (NPU 0)",
+                  f"{format_time(s['compute_comm_overlap_ns'])} ({s['overlap_fraction']:.1%} of comm)")
+    if "pipeline_bubble_fraction" in s:
+        table.add_row("pipeline bubble fraction (NPU 0)", f"{s['pipeline_bubble_fraction']:.4f}")
+    finish_times = s["npu_finish_time_ns"]
+    table.add_row("NPU finish time min / max", f"{format_time(min(finish_times))} / {format_time(max(finish_times))}")
     table.add_row("slowest NPU", str(s["slowest_npu"]))
     table.add_row("passes", str(s["passes"]))
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
@@ -121,12 +130,14 @@ def print_links(console: Console, links, top: int = 5) -> None:
 def cmd_run(args, console: Console) -> None:
     from netsim.runner import run_training
     from system import load_system
-    from workload import load_workload
+    from workload import load_workload, with_overrides
 
-    network_overrides, system_overrides = split_overrides(args.set)
+    workload_items = [parse_override(item) for item in args.set if item.startswith("workload.")]
+    network_overrides, system_overrides = split_overrides([i for i in args.set if not i.startswith("workload.")])
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
-    workload = load_workload(args.workload)
+    workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value)
+                                                             for path, value in workload_items])
     if args.passes < 1:
         raise ConfigError(f"--passes {args.passes}: expected a whole number >= 1")
     with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
@@ -138,20 +149,92 @@ def cmd_collective(args, console: Console) -> None:
     from netsim.runner import run_collective
     from system import load_system
 
-    try:
-        nbytes = parse_size(args.size)
-    except UnitError as exc:
-        raise ConfigError(f"--size: {exc}") from None
-    if nbytes < 1:
-        raise ConfigError("--size: expected at least 1 byte")
+    if args.kind == "barrier":
+        nbytes = 0
+    elif args.size is None:
+        raise ConfigError(f"--size is required for {args.kind}, e.g. --size 64MiB")
+    else:
+        try:
+            nbytes = parse_size(args.size)
+        except UnitError as exc:
+            raise ConfigError(f"--size: {exc}") from None
+        if nbytes < 1:
+            raise ConfigError("--size: expected at least 1 byte")
     network_overrides, system_overrides = split_overrides(args.set)
     if args.algorithm:
+        if args.kind not in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
+            raise ConfigError(f"--algorithm: {args.kind} has a fixed algorithm; --algorithm applies to "
+                              f"all-reduce, reduce-scatter, all-gather and all-to-all")
         system_overrides.append(([f"{args.kind}-implementation"], args.algorithm))
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
     with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
-        result = run_collective(network, system, args.kind, nbytes, seed=args.seed)
+        result = run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify)
     finish(args, console, result, print_collective)
+
+
+def cmd_synth(args, console: Console) -> None:
+    """Synthetic traffic on the packet backend: one offered load, or a sweep up to saturation."""
+    import pandas as pd
+
+    from netsim import traffic
+    from netsim.runner import RunResult
+
+    network_overrides, _ = split_overrides(args.set)
+    network = load_network(args.network, network_overrides, "garnet")
+    if args.sweep:
+        with console.status("sweeping offered load...", spinner="dots") if show_status(args, console) else _nothing():
+            points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed)
+        summary = dict(points[-1]) if points else {}
+        summary.update({"saturation_load": saturation, "sweep_points": len(points)})
+        tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
+                                         for p in points])}
+    else:
+        if args.rate is None:
+            raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
+        with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
+            summary = traffic.run_synth(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed)
+        tables = {}
+    for key in [k for k, v in summary.items() if isinstance(v, pd.DataFrame)]:
+        tables[key] = summary.pop(key)
+    name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
+    summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
+               "backend": "garnet", "partial": False, "seed": args.seed,
+               "network": {"name": network.name, "path": network.path, "config": network.table}}
+    finish(args, console, RunResult(name, summary, tables), print_synth)
+
+
+def print_synth(console: Console, result) -> None:
+    s = result.summary
+    table = Table(title=f"netsim synth: {s['pattern']} on {s['network']['name']}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("offered_load", "accepted_load", "avg_packet_latency_cycles", "p99_packet_latency_cycles",
+                "avg_network_latency_cycles", "avg_hops", "saturation_load", "wall_time_s"):
+        if key in s and s[key] is not None:
+            value = s[key]
+            table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
+    console.print(table)
+
+
+def cmd_workload_gen(args, console: Console) -> None:
+    """Write a workload (legacy text + TOML) from a GEMM CSV or transformer dimensions."""
+    from workload.generator import from_gemm_csv, transformer, write
+    from workload.roofline import Roofline
+
+    try:
+        roofline = Roofline(args.peak_tflops, parse_bandwidth(args.memory_bandwidth), args.bytes_per_element)
+    except UnitError as exc:
+        raise ConfigError(f"--memory-bandwidth: {exc}") from None
+    if args.gemm:
+        workload = from_gemm_csv(Path(args.gemm), args.parallel.upper(), args.npus, roofline)
+    else:
+        workload = transformer(args.layers, args.hidden, args.sequence, args.micro_batch, args.tp, args.pp, args.dp,
+                               roofline, args.micro_batches)
+    legacy, toml = write(workload, Path(args.out or "."))
+    if not args.quiet:
+        console.print(f"{workload.name}: {len(workload.layers)} layers, loop {workload.parallelism}; "
+                      f"wrote {legacy} and {toml}")
 
 
 def cmd_topo(args, console: Console) -> None:
@@ -225,13 +308,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     coll = commands.add_parser("collective", help="time one collective on every NPU")
     coll.add_argument("kind", choices=COLLECTIVES)
-    coll.add_argument("--size", required=True, help="bytes per NPU, e.g. 64MiB (all-gather: each NPU's shard)")
+    coll.add_argument("--size", help="bytes per NPU, e.g. 64MiB (all-gather and gather: each NPU's shard; "
+                                     "barrier: none)")
     coll.add_argument("--network", default=DEFAULT_NETWORK)
     coll.add_argument("--system", default=DEFAULT_SYSTEM)
     coll.add_argument("--algorithm", help="algorithm per dimension, e.g. ring or ring_ring")
     coll.add_argument("--backend", choices=BACKEND_NAMES)
+    coll.add_argument("--verify", action="store_true",
+                      help="carry real payloads and check every NPU's result (sizes up to a few MiB)")
     common(coll)
     coll.set_defaults(handler=cmd_collective)
+
+    synth = commands.add_parser("synth", help="synthetic traffic on the packet backend (latency vs load)")
+    synth.add_argument("--network", default=DEFAULT_SYNTH_NETWORK, help=f"default {DEFAULT_SYNTH_NETWORK}")
+    synth.add_argument("--pattern", required=True, help="uniform, transpose, tornado, bit-complement, bit-reverse, "
+                                                        "shuffle, neighbour or hotspot")
+    synth.add_argument("--rate", type=float, help="offered load in flits/node/cycle")
+    synth.add_argument("--packet-flits", type=int, default=4, help="flits per packet (default 4)")
+    synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")
+    synth.add_argument("--sweep", action="store_true", help="walk offered load up to saturation")
+    common(synth)
+    synth.set_defaults(handler=cmd_synth)
 
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
@@ -243,6 +340,23 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links to list")
     common(rep)
     rep.set_defaults(handler=cmd_report)
+
+    work = commands.add_parser("workload", help="workload tools")
+    work_commands = work.add_subparsers(dest="workload_command", required=True, metavar="TOOL")
+    gen = work_commands.add_parser("gen", help="write a workload (legacy txt + TOML) from GEMMs or transformer dims")
+    gen.add_argument("--gemm", help="CSV with columns M,N,K[,name]; one linear layer per row")
+    gen.add_argument("--parallel", default="DATA", help="for --gemm: DATA or MODEL (default DATA)")
+    gen.add_argument("--npus", type=int, default=16, help="for --gemm MODEL: NPUs the N dimension is split over")
+    for flag, default, text in (("--layers", 2, "transformer blocks"), ("--hidden", 1024, "hidden size"),
+                                ("--sequence", 2048, "sequence length"), ("--micro-batch", 1, "micro-batch size"),
+                                ("--tp", 1, "tensor parallel degree"), ("--pp", 1, "pipeline parallel degree"),
+                                ("--dp", 1, "data parallel degree"), ("--micro-batches", 1, "micro-batches (pp > 1)")):
+        gen.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
+    gen.add_argument("--peak-tflops", type=float, default=312.0, help="roofline peak (default 312)")
+    gen.add_argument("--memory-bandwidth", default="2039GB/s", help="roofline memory bandwidth (default 2039GB/s)")
+    gen.add_argument("--bytes-per-element", type=int, default=2, help="default 2")
+    common(gen)
+    gen.set_defaults(handler=cmd_workload_gen)
     return parser
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -215,6 +216,21 @@ def read_toml(path: Path) -> tuple[dict, Source]:
         return tomllib.loads(text), Source(str(path), text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def read_json_object(path: Path) -> tuple[dict, Source]:
+    """Read a JSON file holding one object; a syntax error names the file and line."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    return data, Source(str(path), text)
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

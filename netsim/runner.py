@@ -15,11 +15,11 @@ import pandas as pd
 
 from netsim import report
 from netsim.backends import create_network
-from netsim.errors import DeadlockError
+from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
-from workload.report import detailed_frame, end_to_end_frame, totals
+from workload.report import detailed_frame, end_to_end_frame, overlap, totals
 
 
 @dataclass
@@ -79,20 +79,27 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
 
     finish_times = [run.finished_at for run in runs]
     slowest = max(range(len(runs)), key=lambda i: finish_times[i])
-    first = totals(runs[0])
+    per_npu = [totals(run) for run in runs]
+    first = per_npu[0]
     end_to_end = max(finish_times)
     summary = {
         "name": f"{workload.name}-{network_cfg.name}",
         "end_to_end_time_ns": end_to_end,
         "compute_time_ns": first["compute_time_ns"],
         "exposed_comm_time_ns": first["exposed_comm_time_ns"],
+        **overlap(runs[0]),
         "passes": passes,
         "npu_finish_time_ns": finish_times,
+        "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
+        "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
         "slowest_npu": slowest,
         **_network_summary(network, network_cfg, system_cfg, wall, seed),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
     }
+    if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0:
+        # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule
+        summary["pipeline_bubble_fraction"] = (finish_times[0] - first["compute_time_ns"]) / first["compute_time_ns"]
     tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
               "links": network.link_stats(), "npus": network.npu_stats()}
     return RunResult(summary["name"], summary, tables)
@@ -103,23 +110,42 @@ BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
     "reduce-scatter": lambda n: (n - 1) / n,
     "all-gather": lambda n: (n - 1) / n,
     "all-to-all": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "gather": lambda n: (n - 1) / n,
+    "scatter": lambda n: (n - 1) / n,
+    "barrier": lambda n: 0.0,
 }
 
 
 def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int,
-                   seed: int = 0) -> RunResult:
-    """Every NPU issues one `kind` collective of `nbytes` at time 0; report its time and bandwidths."""
+                   seed: int = 0, verify: bool = False) -> RunResult:
+    """Every NPU issues one `kind` collective of `nbytes` at time 0; report its time and bandwidths.
+
+    With `verify`, the collective carries real payloads and every NPU's result is checked
+    (system.functional); a wrong result raises VerificationError.
+    """
     started = time.perf_counter()
     topology = network_cfg.build_topology()
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
+    functional = None
+    if verify:
+        from system.functional import MAX_ELEMENTS, Functional
+
+        if nbytes * topology.npus * (2 if kind in ("all-gather", "gather") else 1) > MAX_ELEMENTS:
+            raise ConfigError(f"--verify carries one element per byte on every NPU: {nbytes} B on {topology.npus} "
+                              f"NPUs is too large; verify at most {MAX_ELEMENTS // topology.npus} B")
+        functional = Functional(systems, seed)
     events = [system.collective(kind, nbytes) for system in systems]
     network.run()
     _check_finished(network, [i for i, event in enumerate(events) if not event.processed])
+    if functional is not None:
+        functional.verify()
     wall = time.perf_counter() - started
     duration = max(event.value.finished_at for event in events)
     n = topology.npus
-    data_bytes = nbytes * n if kind == "all-gather" else nbytes  # nccl-tests counts the gathered output
+    data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
     algbw = data_bytes / duration if duration > 0 else float("inf")
     summary = {
         "name": f"{kind}-{nbytes}B-{network_cfg.name}",
@@ -130,6 +156,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         "algbw_GBps": algbw,
         "busbw_GBps": algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
+        "verified": verify,
         **_network_summary(network, network_cfg, system_cfg, wall, seed),
     }
     record = events[0].value

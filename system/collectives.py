@@ -1,11 +1,18 @@
-"""Collectives as chunks walking phases: the plan of phases per collective kind and its execution.
+"""Collectives as chunks walking phases: communicators and the plan of phases per collective kind.
 
-A collective of D bytes on the dimensions `dims` is split into `preferred-dataset-splits`
-chunks. Each chunk walks its phases in order; a phase runs one algorithm on one dimension, after
-waiting for a slot in that dimension's queue. Multi-dimensional all-reduce is hierarchical:
-reduce-scatter dimension by dimension, then all-gather back in reverse (with localBWAware the
-last dimension runs one all-reduce in between; with baseline every dimension runs a full
-all-reduce).
+A collective of D bytes over a communicator is split into `preferred-dataset-splits` chunks.
+Each chunk walks its phases in order; a phase runs one algorithm on one dimension's group (or,
+for flat phases, on the whole communicator). Multi-dimensional collectives are hierarchical:
+
+- reduce-scatter dimension by dimension (each phase keeps 1/p of the data);
+- all-gather dimension by dimension (each phase multiplies the data by p);
+- all-reduce with `localBWAware`: reduce-scatter on all but the last dimension, all-reduce on the
+  last, all-gather back in reverse; with `baseline`: a full all-reduce on every dimension;
+- all-to-all: one all-to-all per dimension, each moving the whole D (blocks are routed one
+  coordinate at a time).
+
+Broadcast, reduce, gather, scatter and barrier, collectives over an explicit NPU group, and the
+`one-*` algorithms are one flat phase over the whole communicator.
 """
 
 from __future__ import annotations
@@ -13,40 +20,76 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from netsim.topology.base import coords_of
+
+COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather",
+               "scatter", "barrier")
+DIMENSIONAL = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all")  # phased per dimension
+
+
+@dataclass(frozen=True)
+class Communicator:
+    """The NPUs a collective runs over, in rank order, and the dimensions they span (dim 0 fastest)."""
+
+    members: tuple
+    dims: tuple  # () for an explicit NPU group
+    sizes: tuple  # size of each of `dims` (an explicit group: (len(members),))
+
+    @classmethod
+    def over_dims(cls, topology, npu: int, dims: Sequence[int]) -> "Communicator":
+        dims = tuple(sorted(set(dims)))
+        sizes = tuple(topology.dim_sizes[d] for d in dims)
+        base = list(topology.coords(npu))
+        members = []
+        for rank in range(_product(sizes)):
+            for d, c in zip(dims, coords_of(rank, sizes)):
+                base[d] = c
+            members.append(topology.npu_at(base))
+        return cls(tuple(members), dims, sizes)
+
+    @classmethod
+    def of_group(cls, group: Sequence[int]) -> "Communicator":
+        return cls(tuple(group), (), (len(group),))
+
+
+def _product(values) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
 
 @dataclass(frozen=True)
 class Phase:
-    """One step of a chunk's plan: run `op` on `dim` starting with `nbytes` per NPU."""
+    """One step of a chunk's plan: run `op` on `dim` (None: flat, over the whole communicator)."""
 
-    dim: int
+    dim: int | None
     op: str
     nbytes: int
 
 
-def plan_phases(kind: str, nbytes: int, dims: Sequence[int], sizes: Sequence[int], optimization: str) -> list[Phase]:
-    """The phases one chunk of `nbytes` walks for collective `kind` over `dims` (sizes: per dim)."""
-    dims = [d for d in dims if sizes[d] > 1]
+def plan_phases(kind: str, nbytes: int, comm: Communicator, flat: bool, optimization: str,
+                order: Sequence[int] | None = None) -> list[Phase]:
+    """The phases one chunk of `nbytes` walks for `kind` over `comm`, visiting dimensions in `order`."""
+    if flat or kind not in DIMENSIONAL or not comm.dims:
+        return [Phase(None, kind, nbytes)] if len(comm.members) > 1 else []
+    size_of = dict(zip(comm.dims, comm.sizes))
+    dims = [d for d in (order if order is not None else comm.dims) if size_of[d] > 1]
+    if kind == "all-to-all" or (kind == "all-reduce" and (optimization == "baseline" or len(dims) <= 1)):
+        return [Phase(d, kind, nbytes) for d in dims]
     phases: list[Phase] = []
-    if kind == "reduce-scatter":
-        for d in dims:
-            phases.append(Phase(d, "reduce-scatter", nbytes))
-            nbytes = max(1, nbytes // sizes[d])
-    elif kind == "all-gather":
+    if kind == "all-gather":
         for d in dims:
             phases.append(Phase(d, "all-gather", nbytes))
-            nbytes *= sizes[d]
-    elif kind == "all-reduce":
-        if optimization == "baseline" or len(dims) <= 1:
-            return [Phase(d, "all-reduce", nbytes) for d in dims]
-        down = []
-        for d in dims[:-1]:
-            down.append(Phase(d, "reduce-scatter", nbytes))
-            nbytes = max(1, nbytes // sizes[d])
-        middle = Phase(dims[-1], "all-reduce", nbytes)
-        up = [Phase(p.dim, "all-gather", max(1, p.nbytes // sizes[p.dim])) for p in reversed(down)]
-        phases = down + [middle] + up
-    else:
-        raise ValueError(f"collective '{kind}' is not supported yet")
+            nbytes *= size_of[d]
+        return phases
+    scatter_dims = dims if kind == "reduce-scatter" else dims[:-1]
+    for d in scatter_dims:
+        phases.append(Phase(d, "reduce-scatter", nbytes))
+        nbytes = max(1, nbytes // size_of[d])
+    if kind == "all-reduce":
+        phases.append(Phase(dims[-1], "all-reduce", nbytes))
+        phases += [Phase(p.dim, "all-gather", max(1, p.nbytes // size_of[p.dim])) for p in reversed(phases[:-1])]
     return phases
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from netsim.bundled import find_config
-from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean,
+from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, read_json_object,
                            positive_int, read_toml, setting)
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_bandwidth, parse_time
+from system.scheduler import INTER_POLICIES, INTRA_POLICIES
 
 SYSTEM_SUFFIXES = (".toml", ".txt", ".json")
 
@@ -27,6 +28,7 @@ ALGORITHM_ALIASES = {
     "ring": "ring", "direct": "direct", "halvingdoubling": "halving-doubling",
     "doublebinarytree": "double-binary-tree", "recursivedoubling": "recursive-doubling",
     "onering": "one-ring", "onedirect": "one-direct", "onehalvingdoubling": "one-halving-doubling",
+    "binarytree": "binary-tree",
 }
 
 
@@ -86,6 +88,17 @@ class SystemConfig:
                               help="ASTRA-sim's boost mode; accepted for compatibility, must be 0")
     direct_collective_window: int = setting(0, key="direct-collective-window", parse=lambda v: as_int(v, 0),
                                             help="messages a direct algorithm keeps in flight (0 = all)")
+    queues_per_dimension: int = setting(1, key="queues-per-dimension", parse=positive_int,
+                                        help="queues per dimension; chunk i uses queue i mod this, each with "
+                                             "active-chunks-per-dimension slots")
+    intra_dimension_scheduling: str = setting("fifo", key="intra-dimension-scheduling",
+                                              parse=choice(*INTRA_POLICIES),
+                                              help="order of ready chunks of equal priority and issue order: "
+                                                   "fifo, smallest-first, less-remaining-phases-first")
+    inter_dimension_scheduling: str = setting("ascending", key="inter-dimension-scheduling",
+                                              parse=choice(*INTER_POLICIES),
+                                              help="order a chunk visits dimensions: ascending, round-robin, "
+                                                   "or themis (least estimated load first)")
 
     def algorithms(self, kind: str) -> tuple:
         return {"all-reduce": self.all_reduce, "reduce-scatter": self.reduce_scatter,
@@ -116,17 +129,6 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
     return table, Source(str(path), text)
 
 
-def _read_json(path: Path) -> tuple[dict, Source]:
-    text = path.read_text()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object")
-    return data, Source(str(path), text)
-
-
 # ASTRA-sim keys that netsim reads but that change nothing it models.
 IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf"}
 
@@ -151,7 +153,7 @@ def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]]
     if path.suffix == ".toml":
         table, source = read_toml(path)
     elif path.suffix == ".json":
-        table, source = _read_json(path)
+        table, source = read_json_object(path)
     else:
         table, source = _read_legacy_text(path)
     for key_path, value in overrides:
@@ -160,14 +162,29 @@ def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]]
     return parse_system_table(table, source, path.name.rsplit(".", 1)[0])
 
 
-def check_algorithms(config: SystemConfig, dims: int, known: set[str], where: str) -> None:
-    """Every algorithm list matches the network's dimension count and names a known algorithm."""
+def check_algorithms(config: SystemConfig, sizes: tuple, where: str) -> None:
+    """Every algorithm list matches the network's dimensions, names a known algorithm, and can run there."""
+    from system.algorithms import ALGORITHMS, known, resolve
+
     for kind in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
         names = config.algorithms(kind)
         for name in names:
-            if name not in known and not (name.startswith("direct") and name[6:].isdigit() and "direct" in known):
-                raise ConfigError(f"{where}: {kind}-implementation: unknown or unsupported algorithm "
-                                  f"'{name}'{did_you_mean(name, known)} (supported: {', '.join(sorted(known))})")
-        if len(names) not in (1, dims):
+            if not known(name):
+                raise ConfigError(f"{where}: {kind}-implementation: unknown algorithm '{name}'"
+                                  f"{did_you_mean(name, ALGORITHMS)} (supported: {', '.join(ALGORITHMS)}, directN)")
+        if len(names) not in (1, len(sizes)):
             raise ConfigError(f"{where}: {kind}-implementation lists {len(names)} algorithms "
-                              f"({'_'.join(names)}) for a network of {dims} dimensions")
+                              f"({'_'.join(names)}) for a network of {len(sizes)} dimensions {list(sizes)}")
+        for dim, size in enumerate(sizes):
+            name = names[0] if len(names) == 1 else names[dim]
+            algorithm = resolve(name)[0]
+            group = size
+            if algorithm.flat:
+                group = 1
+                for s in sizes:
+                    group *= s
+            if group > 1:
+                try:
+                    algorithm.check(name, kind, group)
+                except ConfigError as exc:
+                    raise ConfigError(f"{where}: {kind}-implementation on dimension {dim}: {exc}") from None

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 class PhaseRecord:
     """One chunk's pass through one phase: where, what, how long it queued and how long it ran."""
 
-    dim: int
-    op: str  # "reduce-scatter" | "all-gather" | "all-reduce" | ...
+    dim: int | None  # None: a flat phase over the whole communicator (one-* algorithms, rooted collectives, groups)
+    op: str  # "reduce-scatter" | "all-gather" | "all-reduce" | "all-to-all" | ...
     algorithm: str
     nbytes: int  # data the phase starts with, per NPU
     queued_at: float

@@ -1,5 +1,5 @@
 """`System`: one NPU's system layer. It turns a collective call into chunks that walk phases,
-each phase queued per dimension and run by the dimension's algorithm over the NetworkAPI."""
+each phase queued on its group's queue and run by the dimension's algorithm over the NetworkAPI."""
 
 from __future__ import annotations
 
@@ -9,90 +9,186 @@ from typing import Sequence
 import simpy
 
 from netsim.api import NetworkAPI
+from netsim.errors import ConfigError
 from netsim.topology import Topology
-from system.algorithms import ALGORITHMS, PhaseContext
-from system.collectives import plan_phases, split_chunks
+from system.algorithms import ROOTED_ALGORITHM, PhaseContext, resolve
+from system.collectives import COLLECTIVES, DIMENSIONAL, Communicator, Phase, plan_phases, split_chunks
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
-from system.scheduler import DimensionQueues
+from system.scheduler import Scheduler, dimension_order
 
 
 class System:
-    """Collectives for one NPU; every NPU of a group must issue the same collectives in the same order."""
+    """Collectives for one NPU; every member of a communicator must issue its collectives in the same order.
 
-    def __init__(self, endpoint: NetworkAPI, topology: Topology, config: SystemConfig):
+    All Systems of one simulation share one `Scheduler` (build_systems makes them so): a phase
+    starts once every member of its group has queued it.
+    """
+
+    def __init__(self, endpoint: NetworkAPI, topology: Topology, config: SystemConfig, scheduler: Scheduler):
         self.endpoint = endpoint
         self.npu = endpoint.npu
         self.env: simpy.Environment = endpoint.env
         self.topology = topology
         self.config = config
         self.sizes = topology.dim_sizes
-        self.queues = DimensionQueues(self.env, len(self.sizes), config.active_chunks_per_dimension,
-                                      config.scheduling_policy)
+        self.scheduler = scheduler
         self.reduce_ns_per_byte = 3.0 / config.local_mem_bw if config.local_mem_bw else 0.0
         self.records: list[CollectiveRecord] = []
-        self._issued = 0  # collectives issued by this NPU: their order sets queue priority
-        self._communicator_seq: dict[tuple, int] = defaultdict(int)
+        self.functional = None  # a system.functional.Functional while verifying payloads
+        self._seq: dict[int, int] = defaultdict(int)  # collectives issued per communicator id
+        self._load: dict[int, dict] = defaultdict(dict)  # per communicator: bytes planned per dim (themis)
+        self._bandwidth = {d: dim.bandwidth for d, dim in enumerate(topology.dims)}
 
     # ------------------------------------------------------------------ public collectives
-    def all_reduce(self, nbytes: int, dims: Sequence[int] | None = None) -> simpy.Process:
+    def all_reduce(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
         """Every NPU of the communicator ends with the element-wise sum of all NPUs' `nbytes`."""
-        return self.collective("all-reduce", nbytes, dims)
+        return self.collective("all-reduce", nbytes, dims, **options)
 
-    def reduce_scatter(self, nbytes: int, dims: Sequence[int] | None = None) -> simpy.Process:
+    def reduce_scatter(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
         """Each NPU ends with its 1/p share of the sum of all NPUs' `nbytes`."""
-        return self.collective("reduce-scatter", nbytes, dims)
+        return self.collective("reduce-scatter", nbytes, dims, **options)
 
-    def all_gather(self, nbytes: int, dims: Sequence[int] | None = None) -> simpy.Process:
-        """Each NPU contributes a shard of `nbytes` and ends with all p shards."""
-        return self.collective("all-gather", nbytes, dims)
+    def all_gather(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Each NPU contributes a shard of `nbytes` and ends with all p shards in rank order."""
+        return self.collective("all-gather", nbytes, dims, **options)
 
-    def collective(self, kind: str, nbytes: int, dims: Sequence[int] | None = None) -> simpy.Process:
-        """Start a collective over `dims` (default: every dimension); the event's value is its record."""
-        dims = tuple(range(len(self.sizes))) if dims is None else tuple(dims)
-        record = CollectiveRecord(kind, nbytes, self.npu, dims, issued_at=self.env.now)
+    def all_to_all(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Each NPU sends block j of its `nbytes` to rank j and ends with block i of every rank i."""
+        return self.collective("all-to-all", nbytes, dims, **options)
+
+    def broadcast(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Rank 0's `nbytes` reach every NPU."""
+        return self.collective("broadcast", nbytes, dims, **options)
+
+    def reduce(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Rank 0 ends with the sum of all NPUs' `nbytes`."""
+        return self.collective("reduce", nbytes, dims, **options)
+
+    def gather(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Rank 0 ends with every NPU's shard of `nbytes`, in rank order."""
+        return self.collective("gather", nbytes, dims, **options)
+
+    def scatter(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Rank i ends with part i of rank 0's `nbytes`."""
+        return self.collective("scatter", nbytes, dims, **options)
+
+    def barrier(self, dims: Sequence[int] | None = None, **options) -> simpy.Process:
+        """Finishes on an NPU only once every NPU of the communicator has entered it."""
+        return self.collective("barrier", 0, dims, **options)
+
+    def collective(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
+                   group: Sequence[int] | None = None, priority: float | None = None) -> simpy.Process:
+        """Start `kind` over `dims` (default: every dimension) or over the explicit NPU `group` (rank order).
+
+        nbytes is the per-NPU input (all-gather and gather: each NPU's shard). `priority`: lower
+        runs first in every queue, whatever the scheduling policy. The event's value is the record.
+        """
+        if kind not in COLLECTIVES:
+            raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
+        if group is not None:
+            if self.npu not in group or len(set(group)) != len(group):
+                raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
+                                  f"including this one")
+            comm = Communicator.of_group(group)
+        else:
+            comm = Communicator.over_dims(self.topology, self.npu, range(len(self.sizes)) if dims is None else dims)
+        comm_id = self.scheduler.communicator_id(comm.members)
+        seq = self._seq[comm_id]
+        self._seq[comm_id] += 1
+        record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
         self.records.append(record)
-        self._issued += 1
-        seq = self._communicator_seq[dims]
-        self._communicator_seq[dims] += 1
-        return self.env.process(self._run(kind, nbytes, dims, record, self._issued, (dims, seq)))
+        if kind == "barrier":
+            chunk_sizes = [0]  # one data-less chunk
+        else:
+            chunk_sizes = split_chunks(nbytes, self.config.preferred_dataset_splits) if nbytes > 0 else []
+        flat, baseline = self._shape(kind, comm)
+        plans = []
+        for index, size in enumerate(chunk_sizes):
+            order = dimension_order(self.config.inter_dimension_scheduling, comm.dims, index, self._load[comm_id],
+                                    self._bandwidth)
+            plan = plan_phases(kind, size, comm, flat, "baseline" if baseline else self.config.collective_optimization,
+                               order)
+            plans.append([(phase, self._algorithm(kind, phase, comm)) for phase in plan])
+            for phase in plan:
+                if phase.dim is not None:
+                    self._load[comm_id][phase.dim] = self._load[comm_id].get(phase.dim, 0) + phase.nbytes
+        payload = self.functional.collective(self, kind, nbytes, comm, chunk_sizes) if self.functional else None
+        issue = (self.env.now, seq)
+        return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+
+    # ------------------------------------------------------------------ planning
+    def _names(self, kind: str, comm: Communicator) -> list[str]:
+        names = self.config.algorithms(kind)
+        return [names[0] if len(names) == 1 else names[d] for d in comm.dims] or [names[0]]
+
+    def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool]:
+        """(one flat phase?, all-reduce falls back to baseline because a dimension cannot reduce-scatter?).
+
+        localBWAware all-reduce reduce-scatters on the leading dimensions; when a dimension's
+        all-reduce algorithm cannot (double-binary-tree, halving-doubling on 6 NPUs) the
+        collective runs a full all-reduce per dimension instead.
+        """
+        if kind not in DIMENSIONAL:
+            return True, False
+        algorithms = [resolve(name)[0] for name in self._names(kind, comm)]
+        flat = not comm.dims or any(a.flat for a in algorithms)
+        return flat, kind == "all-reduce" and any(not a.supports("reduce-scatter", size)
+                                                  for a, size in zip(algorithms, comm.sizes))
+
+    def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> str:
+        """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if not)."""
+        if kind not in DIMENSIONAL:
+            name = ROOTED_ALGORITHM[kind]
+        else:
+            names = self.config.algorithms(kind)
+            name = names[0] if phase.dim is None or len(names) == 1 else names[phase.dim]
+        size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
+        resolve(name)[0].check(name, phase.op, size)
+        return name
 
     # ------------------------------------------------------------------ execution
-    def _algorithm(self, kind: str, dim: int) -> str:
-        names = self.config.algorithms(kind)
-        return names[0] if len(names) == 1 else names[dim]
-
-    def _run(self, kind, nbytes, dims, record, priority, communicator):
-        chunk_sizes = split_chunks(nbytes, self.config.preferred_dataset_splits) if nbytes > 0 else []
+    def _run(self, record, plans, comm, tag, issue, priority, payload):
         chunks = []
-        for index, size in enumerate(chunk_sizes):
+        for index, plan in enumerate(plans):
             phases: list[PhaseRecord] = []
             record.chunks.append(phases)
-            plan = plan_phases(kind, size, dims, self.sizes, self.config.collective_optimization)
-            chunks.append(self.env.process(self._chunk(kind, plan, phases, priority, (communicator, index))))
+            chunk_payload = payload.chunk(index) if payload is not None else None
+            chunks.append(self.env.process(self._chunk(plan, phases, comm, (tag, index), index, issue, priority,
+                                                       chunk_payload)))
         if chunks:
             yield self.env.all_of(chunks)
+        if payload is not None:
+            payload.finish()
         record.finished_at = self.env.now
         return record
 
-    def _chunk(self, kind, plan, phases, priority, chunk_tag):
-        for index, phase in enumerate(plan):
-            algorithm = self._algorithm(kind, phase.dim)
-            phase_record = PhaseRecord(phase.dim, phase.op, algorithm, phase.nbytes, queued_at=self.env.now)
+    def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload):
+        for step, (phase, name) in enumerate(plan):
+            phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
-            request = self.queues.request(phase.dim, priority)
-            yield request
+            group = comm.members if phase.dim is None else tuple(self.topology.peers(self.npu, phase.dim))
+            queue = self.scheduler.queue(group, index)
+            key = (chunk_tag, step)
+            yield queue.request(self.env, self.npu, key,
+                                self.scheduler.order(priority, issue, phase.nbytes, len(plan) - step))
             phase_record.started_at = self.env.now
-            group = tuple(self.topology.peers(self.npu, phase.dim))
-            ctx = PhaseContext(self.endpoint, group, group.index(self.npu), phase.op, phase.nbytes,
-                               (chunk_tag, index), self.config.endpoint_delay, self.reduce_ns_per_byte)
-            yield from ALGORITHMS[algorithm](ctx)
-            self.queues.release(phase.dim, request)
+            algorithm, window = resolve(name)
+            rank = group.index(self.npu)
+            data = payload.phase(phase, group, rank) if payload is not None else None
+            ctx = PhaseContext(self.endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
+                               self.reduce_ns_per_byte, self.config.direct_collective_window if window is None
+                               else window, index, data)
+            yield from algorithm.run(ctx)
+            if data is not None:
+                data.finish()
+            queue.release(key)
             phase_record.finished_at = self.env.now
 
 
 def build_systems(network, config: SystemConfig) -> list[System]:
-    """One System per NPU of `network`, after checking the config fits the topology."""
+    """One System per NPU of `network` (sharing one scheduler), after checking the config fits the topology."""
     topology = network.topology
-    check_algorithms(config, len(topology.dims), set(ALGORITHMS), f"system config '{config.name}'")
-    return [System(network.endpoint(npu), topology, config) for npu in range(topology.npus)]
+    check_algorithms(config, topology.dim_sizes, f"system config '{config.name}'")
+    scheduler = Scheduler(config)
+    return [System(network.endpoint(npu), topology, config, scheduler) for npu in range(topology.npus)]

@@ -8,17 +8,34 @@ from __future__ import annotations
 from pathlib import Path
 
 from netsim.bundled import find_config
+from netsim.errors import ConfigError
+from netsim.units import UnitError
 from workload.legacy_parser import parse_legacy_workload
 from workload.loops import LOOPS, NpuRun, loop_for, register_loop
 from workload.model import Comm, Layer, Workload
+from workload.toml_form import option_name, option_value, parse_toml_workload
+from workload.loops import reordered  # noqa: E402,F401  (the README example: registered via the public API)
 
-WORKLOAD_SUFFIXES = (".txt",)
+WORKLOAD_SUFFIXES = (".txt", ".toml")
 
 
 def load_workload(name_or_path: str | Path) -> Workload:
-    """A bundled workload by name (`Resnet50_DataParallel`) or a legacy ASTRA-sim workload file."""
+    """A bundled workload by name (`Resnet50_DataParallel`), a legacy ASTRA-sim file or a TOML workload."""
     path = find_config("workload", name_or_path, "workload.data", WORKLOAD_SUFFIXES)
-    return parse_legacy_workload(path)
+    return parse_toml_workload(path) if path.suffix == ".toml" else parse_legacy_workload(path)
 
 
-__all__ = ["Comm", "Layer", "LOOPS", "NpuRun", "Workload", "load_workload", "loop_for", "register_loop"]
+def with_overrides(workload: Workload, items: list[tuple[str, object]]) -> Workload:
+    """Apply `--set workload.KEY=VALUE` options (e.g. bucket-size=25MiB, micro-batches=8)."""
+    options = {}
+    for key, value in items:
+        name = option_name(key)
+        try:
+            options[name] = option_value(name, value)
+        except (UnitError, ValueError) as exc:
+            raise ConfigError(f"--set workload.{key}: {exc}") from None
+    return workload.with_options(**options)
+
+
+__all__ = ["Comm", "Layer", "LOOPS", "NpuRun", "Workload", "load_workload", "loop_for", "register_loop",
+           "with_overrides"]

@@ -7,6 +7,13 @@
                                            [per-layer parallelism, HYBRID_CUSTOMIZED only]
 
 Compute times are cycles (= ns), sizes bytes. Every error names the file and line.
+
+The reserved field is ASTRA-sim's layer dependency column, which ASTRA-sim reads and ignores:
+-1 (no dependency beyond the previous layer) or the index of an earlier layer, which the
+sequential layer order always satisfies. Anything else is an error. The update time is the
+time a layer's weight update takes once its weight-gradient collective is done; the loops add it
+to that collective's completion, so the next forward of the layer waits for it (counted as
+exposed weight-gradient communication, as in ASTRA-sim).
 """
 
 from __future__ import annotations
@@ -104,4 +111,8 @@ def parse_legacy_workload(path: Path) -> Workload:
     if len(layer_lines) != count:
         raise ConfigError(f"{path}:{count_line}: says {count} layers but the file has {len(layer_lines)}")
     layers = tuple(parse_layer(tokens, f"{path}:{n}", n) for n, tokens in layer_lines)
+    for index, layer in enumerate(layers):
+        if not -1 <= layer.reserved < index:
+            raise ConfigError(f"{path}:{layer.line}: field 'reserved': expected -1 or the index of an earlier "
+                              f"layer (0..{index - 1}), got {layer.reserved}")
     return Workload(path.name.rsplit(".", 1)[0], header[0].upper(), layers, options, str(path))

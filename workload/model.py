@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 COMM_TYPES = {"NONE": None, "ALLREDUCE": "all-reduce", "ALLGATHER": "all-gather",
               "REDUCESCATTER": "reduce-scatter", "ALLTOALL": "all-to-all"}
@@ -46,3 +46,7 @@ class Workload:
     layers: tuple
     options: dict = field(default_factory=dict)
     path: str = ""
+
+    def with_options(self, **options) -> "Workload":
+        """The same workload with header options added or replaced (e.g. bucket_size=[26214400])."""
+        return replace(self, options={**self.options, **options})

@@ -53,3 +53,33 @@ def totals(run: NpuRun) -> dict:
     compute = sum(sum(stats.compute.values()) for stats in run.layers)
     exposed = sum(sum(stats.exposed.values()) for stats in run.layers)
     return {"compute_time_ns": compute, "exposed_comm_time_ns": exposed, "finish_time_ns": run.finished_at}
+
+
+def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[list[float]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
+def _length(intervals) -> float:
+    return sum(b - a for a, b in intervals)
+
+
+def overlap(run: NpuRun) -> dict:
+    """Compute/communication overlap of one NPU (ns): time some collective of it was in flight
+    (`comm_busy_time_ns`), and how much of that time it was computing (`compute_comm_overlap_ns`)."""
+    compute, comm = _union(run.compute_intervals), _union(run.comm_intervals)
+    both, i, j = 0.0, 0, 0
+    while i < len(compute) and j < len(comm):
+        both += max(0.0, min(compute[i][1], comm[j][1]) - max(compute[i][0], comm[j][0]))
+        if compute[i][1] < comm[j][1]:
+            i += 1
+        else:
+            j += 1
+    busy = _length(comm)
+    return {"comm_busy_time_ns": busy, "compute_comm_overlap_ns": both,
+            "overlap_fraction": both / busy if busy > 0 else 0.0}

@@ -1,4 +1,4 @@
-"""Training loops: simpy processes that walk a workload's layers on one NPU, registered by name.
+"""The loop machinery: `NpuRun` (compute, issue, wait, per-layer stats) and the registry of loops by name.
 
 A loop is a generator function `loop(run: NpuRun)`; `NpuRun` gives it compute, issuing
 collectives and blocking waits, and records per-layer compute, exposed and total communication
@@ -30,7 +30,11 @@ class LayerStats:
 
 
 class NpuRun:
-    """The state of one NPU's training loop: its system layer, the workload and what it measured."""
+    """The state of one NPU's training loop: its system layer, the workload and what it measured.
+
+    Besides per-layer sums it keeps the intervals it computed and the intervals a collective of
+    its own was in flight, so the report can say how much communication compute hid (overlap).
+    """
 
     def __init__(self, env: simpy.Environment, system, workload: Workload, passes: int):
         self.env = env
@@ -39,26 +43,52 @@ class NpuRun:
         self.workload = workload
         self.passes = passes
         self.layers = [LayerStats() for _ in workload.layers]
+        self.compute_intervals: list[tuple[float, float]] = []
+        self.comm_intervals: list[tuple[float, float]] = []
         self.finished_at: float | None = None
 
     def compute(self, layer: int, phase: str, ns: float) -> simpy.Timeout:
         """Spend `ns` of compute on `layer`'s `phase` (fwd, ig or wg)."""
         self.layers[layer].compute[phase] += ns
+        if ns > 0:
+            self.compute_intervals.append((self.env.now, self.env.now + ns))
         return self.env.timeout(ns)
 
-    def issue(self, layer: int, phase: str, comm: Comm, dims=None) -> simpy.Event | None:
-        """Start `layer`'s collective for `phase` without blocking; None when the layer has none."""
+    def issue(self, layer: int, phase: str, comm: Comm, dims=None, *, group=None, priority=None,
+              update_ns: float = 0.0) -> simpy.Event | None:
+        """Start `layer`'s collective for `phase` without blocking; None when the layer has none.
+
+        `dims` / `group` select the communicator (a subset of topology dimensions, or an explicit
+        tuple of NPU ids); `priority` orders it in the dimension queues (lower first). The returned
+        event fires `update_ns` after the collective ends: the weight update a layer applies once its
+        gradients arrived (ASTRA-sim's update time), which the next use of the layer must wait for.
+        """
         if not comm.active:
             return None
-        event = self.system.collective(comm.kind, comm.nbytes, dims)
+        kwargs = {}
+        if group is not None:
+            kwargs["group"] = tuple(group)
+        if priority is not None:
+            kwargs["priority"] = priority
+        process = self.system.collective(comm.kind, comm.nbytes, dims, **kwargs)
         stats = self.layers[layer]
+        issued = self.env.now
 
         def finished(done: simpy.Event) -> None:
+            if not done.ok:  # the failure reaches whoever waits on the collective
+                return
             stats.total_comm[phase] += done.value.duration_ns
             stats.collectives[phase].append(done.value)
+            self.comm_intervals.append((issued, self.env.now))
 
-        event.callbacks.append(finished)
-        return event
+        process.callbacks.append(finished)
+        if update_ns <= 0:
+            return process
+        return self.env.process(self._then_update(process, update_ns))
+
+    def _then_update(self, process: simpy.Event, update_ns: float) -> Generator:
+        yield process
+        yield self.env.timeout(update_ns)
 
     def wait(self, layer: int, phase: str, event: simpy.Event | None) -> Generator:
         """Block until `event` fires; the time blocked is `layer`'s exposed communication for `phase`."""
@@ -67,6 +97,15 @@ class NpuRun:
         started = self.env.now
         yield event
         self.layers[layer].exposed[phase] += self.env.now - started
+
+    def wait_all(self, layer: int, phase: str, events) -> Generator:
+        """Block until every event in `events` (None entries ignored) fires, charging `layer`'s `phase`."""
+        for event in events:
+            yield from self.wait(layer, phase, event)
+
+    def option(self, key: str, default=None):
+        """A header option of the workload (`model_parallel_NPU_group: 4` -> [4]); `default` if absent."""
+        return self.workload.options.get(key, default)
 
 
 Loop = Callable[[NpuRun], Generator]
@@ -87,30 +126,5 @@ def loop_for(workload: Workload) -> Loop:
     loop = LOOPS.get(workload.parallelism)
     if loop is None:
         raise ConfigError(f"{workload.path or workload.name}: training loop '{workload.parallelism}' is not "
-                          f"supported yet (supported: {', '.join(sorted(LOOPS))})")
+                          f"supported (supported: {', '.join(sorted(LOOPS))})")
     return loop
-
-
-@register_loop("DATA")
-def data_parallel(run: NpuRun) -> Generator:
-    """Data parallelism (ASTRA-sim's DATA loop).
-
-    Forward, layer by layer: first wait for the layer's weight-gradient all-reduce of the previous
-    pass, then compute. Backward, from the last layer: weight-gradient compute, issue its
-    collective without blocking, then input-gradient compute (skipped for the first layer, which
-    has no input gradient to pass on). The run ends when every outstanding collective is done.
-    """
-    layers = run.workload.layers
-    pending: list[simpy.Event | None] = [None] * len(layers)
-    for _ in range(run.passes):
-        for i, layer in enumerate(layers):
-            yield from run.wait(i, "wg", pending[i])
-            yield run.compute(i, "fwd", layer.fwd_compute)
-        for i in reversed(range(len(layers))):
-            layer = layers[i]
-            yield run.compute(i, "wg", layer.wg_compute)
-            pending[i] = run.issue(i, "wg", layer.wg_comm)
-            if i > 0:
-                yield run.compute(i, "ig", layer.ig_compute)
-    for i in range(len(layers)):
-        yield from run.wait(i, "wg", pending[i])

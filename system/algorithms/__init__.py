@@ -1,0 +1,81 @@
+"""Per-dimension collective algorithms, looked up by name (a new one is a registration).
+
+An algorithm runs one phase of one chunk on one NPU: a simpy generator over a `PhaseContext`
+that exchanges messages with the other members of the phase's group. Each step starts when the
+previous step's receive has completed and costs `endpoint-delay` after it (plus 3*bytes/local-mem-bw
+when it reduces); every phase starts with one endpoint delay. A registration also says which
+collective ops the algorithm implements, which of them need a power-of-two group, and whether it
+is a flat `one-*` variant (one phase over all NPUs of the communicator instead of one per dimension).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Generator
+
+from netsim.errors import ConfigError
+from system.algorithms.context import PhaseContext
+from system.algorithms.direct import direct
+from system.algorithms.recursive import dissemination, halving_doubling, recursive_doubling
+from system.algorithms.ring import ring
+from system.algorithms.tree import binary_tree, double_binary_tree
+
+REDUCTIONS = frozenset({"all-reduce", "reduce-scatter", "all-gather"})
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A registered algorithm: its generator and what it can run."""
+
+    run: Callable[[PhaseContext], Generator]
+    ops: frozenset
+    power_of_two: frozenset = frozenset()  # ops that need a power-of-two group
+    flat: bool = False  # one phase over the whole communicator
+
+    def supports(self, op: str, size: int) -> bool:
+        return op in self.ops and not (op in self.power_of_two and size & (size - 1))
+
+    def check(self, name: str, op: str, size: int) -> None:
+        """A one-line ConfigError when this algorithm cannot run `op` on `size` NPUs."""
+        if op not in self.ops:
+            raise ConfigError(f"algorithm '{name}' does not implement {op} (it implements {', '.join(sorted(self.ops))})")
+        if op in self.power_of_two and size & (size - 1):
+            raise ConfigError(f"algorithm '{name}' needs a power-of-two group for {op}, got {size} NPUs")
+
+
+_RING = Algorithm(ring, REDUCTIONS | {"all-to-all"})
+_DIRECT = Algorithm(direct, REDUCTIONS | {"all-to-all", "gather", "scatter"})
+_HALVING_DOUBLING = Algorithm(halving_doubling, REDUCTIONS, frozenset({"reduce-scatter", "all-gather"}))
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "ring": _RING,
+    "direct": _DIRECT,
+    "halving-doubling": _HALVING_DOUBLING,
+    "recursive-doubling": Algorithm(recursive_doubling, frozenset({"all-reduce", "all-gather"}),
+                                    frozenset({"all-gather"})),
+    "double-binary-tree": Algorithm(double_binary_tree, frozenset({"all-reduce"})),
+    "binary-tree": Algorithm(binary_tree, frozenset({"all-reduce", "broadcast", "reduce"})),
+    "dissemination": Algorithm(dissemination, frozenset({"barrier"})),
+    "one-ring": Algorithm(ring, _RING.ops, flat=True),
+    "one-direct": Algorithm(direct, _DIRECT.ops, flat=True),
+    "one-halving-doubling": Algorithm(halving_doubling, _HALVING_DOUBLING.ops, _HALVING_DOUBLING.power_of_two,
+                                      flat=True),
+}
+
+# Collectives that no ASTRA-sim key configures run over the whole communicator with these.
+ROOTED_ALGORITHM = {"broadcast": "binary-tree", "reduce": "binary-tree", "gather": "direct", "scatter": "direct",
+                    "barrier": "dissemination"}
+
+
+def resolve(name: str) -> tuple[Algorithm, int | None]:
+    """The registration behind `name` and its window (`direct4` -> direct with window 4; None = config's)."""
+    if name.startswith("direct") and name[6:].isdigit():
+        return ALGORITHMS["direct"], int(name[6:])
+    return ALGORITHMS[name], None
+
+
+def known(name: str) -> bool:
+    return name in ALGORITHMS or (name.startswith("direct") and name[6:].isdigit())
+
+
+__all__ = ["ALGORITHMS", "Algorithm", "PhaseContext", "ROOTED_ALGORITHM", "known", "resolve"]

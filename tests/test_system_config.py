@@ -1,0 +1,91 @@
+"""System configs: every sample loads in all three forms; bad algorithm choices fail in one clear line."""
+
+from pathlib import Path
+
+import pytest
+
+from netsim.errors import ConfigError
+from system import build_systems, load_system
+from system.config import algorithm_list
+from tests.helpers import analytical, systems_for
+
+BUNDLED = Path(__file__).resolve().parents[1] / "system" / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(p for p in BUNDLED.iterdir() if p.suffix in (".toml", ".txt", ".json")),
+                         ids=lambda p: p.name)
+def test_bundled_samples_load_and_run_where_they_fit(path):
+    config = load_system(path)
+    dims = max(len(config.algorithms(kind)) for kind in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"))
+    net = analytical({1: "torus-4x4", 2: "torus-4x4", 3: "torus-2x4x4"}[dims])
+    systems = build_systems(net, config)
+    events = [s.all_reduce(2**16) for s in systems] + [s.all_to_all(2**12) for s in systems]
+    net.run()
+    assert all(e.processed for e in events)
+
+
+def test_shared_astra_sim_samples_load(shared_inputs):
+    paths = sorted((shared_inputs / "system").glob("*.txt")) + sorted(
+        (shared_inputs / "v2" / "system" / "native_collectives").glob("*.json"))
+    assert paths
+    for path in paths:
+        config = load_system(path)
+        assert config.preferred_dataset_splits >= 1
+
+
+def test_legacy_spellings_and_window():
+    config = load_system(BUNDLED / "sample_a2a_sys.txt")
+    assert config.all_reduce == ("double-binary-tree",)
+    assert config.all_gather == ("halving-doubling",)
+    assert config.direct_collective_window == 2
+    assert algorithm_list("ring_halvingDoubling_direct8") == ("ring", "halving-doubling", "direct8")
+    assert algorithm_list(["oneRing"]) == ("one-ring",)
+
+
+def test_new_scheduler_keys_parse_and_reject_bad_values():
+    config = load_system("default", [(["queues-per-dimension"], 2), (["intra-dimension-scheduling"], "smallest-first"),
+                                     (["inter-dimension-scheduling"], "themis")])
+    assert (config.queues_per_dimension, config.intra_dimension_scheduling, config.inter_dimension_scheduling) == \
+        (2, "smallest-first", "themis")
+    with pytest.raises(ConfigError, match="inter-dimension-scheduling"):
+        load_system("default", [(["inter-dimension-scheduling"], "sideways")])
+
+
+def one_line(exc_info) -> str:
+    message = str(exc_info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_unknown_algorithm_names_the_key_and_the_algorithm():
+    with pytest.raises(ConfigError) as exc:
+        systems_for(analytical("torus-4x4"), all_reduce_implementation="ring_rign")
+    assert "all-reduce-implementation" in one_line(exc) and "'rign'" in one_line(exc) and "did you mean" in one_line(exc)
+
+
+def test_list_length_mismatch_names_both_lengths():
+    with pytest.raises(ConfigError) as exc:
+        systems_for(analytical("torus-4x4"), all_gather_implementation="ring_ring_direct")
+    message = one_line(exc)
+    assert "3 algorithms" in message and "ring_ring_direct" in message and "2 dimensions" in message
+
+
+def test_non_power_of_two_where_the_algorithm_cannot_names_algorithm_and_size():
+    with pytest.raises(ConfigError) as exc:
+        systems_for(analytical("ring-8", dims=[6]), reduce_scatter_implementation="halving-doubling")
+    message = one_line(exc)
+    assert "halving-doubling" in message and "6 NPUs" in message and "power-of-two" in message
+
+
+def test_an_algorithm_that_lacks_the_collective_is_refused():
+    with pytest.raises(ConfigError) as exc:
+        systems_for(analytical("ring-8"), all_gather_implementation="double-binary-tree")
+    assert "does not implement all-gather" in one_line(exc)
+
+
+def test_bad_collective_calls_are_one_line_errors():
+    systems = systems_for(analytical("ring-8"))
+    with pytest.raises(ConfigError, match="unknown collective 'allreduce'"):
+        systems[0].collective("allreduce", 10)
+    with pytest.raises(ConfigError, match="must list distinct NPUs including this one"):
+        systems[0].collective("all-reduce", 10, group=(1, 2))

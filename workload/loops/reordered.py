@@ -1,0 +1,32 @@
+"""The worked example of "add your own training loop" (README): data parallelism, reordered backward.
+
+From the seed exercise: per layer, the backward pass computes the input gradient *before* the
+weight gradient, so the previous layer can start as early as possible, and the weight-gradient
+collective is issued after both. Registered through the public `workload.register_loop`, exactly
+as a user's own module would be.
+"""
+
+from __future__ import annotations
+
+from typing import Generator
+
+from workload import NpuRun, register_loop
+
+
+@register_loop("DATA_REORDERED")
+def data_parallel_reordered(run: NpuRun) -> Generator:
+    """DATA with backward per layer: input-gradient compute, weight-gradient compute, issue the all-reduce."""
+    layers = run.workload.layers
+    pending = [None] * len(layers)
+    for _ in range(run.passes):
+        for i, layer in enumerate(layers):
+            yield from run.wait(i, "wg", pending[i])  # blocking: this layer's weights must be updated
+            yield run.compute(i, "fwd", layer.fwd_compute)
+        for i in reversed(range(len(layers))):
+            layer = layers[i]
+            if i > 0:
+                yield run.compute(i, "ig", layer.ig_compute)
+            yield run.compute(i, "wg", layer.wg_compute)
+            pending[i] = run.issue(i, "wg", layer.wg_comm, update_ns=layer.update_time)  # not blocking
+    for i in range(len(layers)):
+        yield from run.wait(i, "wg", pending[i])
