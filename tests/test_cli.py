@@ -67,3 +67,17 @@ def test_topo_and_report(tmp_path):
     assert "link utilization per dimension" in report.stdout
     missing = netsim("report", str(tmp_path / "nothing"), cwd=tmp_path)
     assert missing.returncode == 2 and "no summary.json" in missing.stderr
+
+
+def test_synth_reports_loads_and_latency(tmp_path):
+    result = netsim("synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate", "0.1", "--cycles", "500",
+                    "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    s = json.loads(result.stdout)
+    for key in ("offered_load", "accepted_load", "avg_packet_latency_cycles", "avg_network_latency_cycles",
+                "avg_hops", "wall_time_s", "backend", "partial"):
+        assert key in s
+    assert s["backend"] == "garnet"
+    assert 0.05 < s["accepted_load"] < 0.15  # below saturation the network accepts what is offered
+    missing = netsim("synth", "--pattern", "uniform", cwd=tmp_path)
+    assert missing.returncode == 2 and "--rate" in missing.stderr

@@ -1,11 +1,47 @@
-"""The `[garnet]` table: every packet-backend parameter, its unit, meaning and default, in one place."""
+"""The `[garnet]` table: every packet-backend parameter, its unit, meaning and default, in one place.
+
+Sizes left unset are derived from the topology so that an idle network runs every link at its
+full bandwidth (see `netsim.garnet.params`): flits as wide as the widest link carries per cycle,
+buffers that cover a link's credit round trip, packets long enough that two VCs keep a link busy.
+`[garnet.dim.N]` sub-tables override `vcs`, `buffer_flits` and `link_latency` for the links and
+input ports of dimension N.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-from netsim.config import choice, non_negative_int, positive_float, positive_int, setting
+from netsim.config import choice, positive_float, positive_int, setting
+from netsim.units import UnitError, parse_cycles
+
+DIM_KEYS = ("vcs", "buffer_flits", "link_latency")
+
+
+def dim_overrides(value: Any) -> tuple:
+    """`{"1": {"buffer_flits": 8}}` -> ((1, (("buffer_flits", 8),)),); link_latency stays raw (needs the clock)."""
+    if not isinstance(value, dict):
+        raise UnitError(f"expected tables like [garnet.dim.0], got {value!r}")
+    result = []
+    for dim, table in sorted(value.items(), key=lambda item: str(item[0])):
+        if not str(dim).isdigit():
+            raise UnitError(f"expected a dimension number like [garnet.dim.0], got [garnet.dim.{dim}]")
+        if not isinstance(table, dict):
+            raise UnitError(f"[garnet.dim.{dim}]: expected a table, got {table!r}")
+        items = []
+        for key, raw in table.items():
+            if key not in DIM_KEYS:
+                raise UnitError(f"[garnet.dim.{dim}]: unknown key '{key}' (expected one of {', '.join(DIM_KEYS)})")
+            try:
+                if key == "link_latency":
+                    parse_cycles(raw, 1.0)
+                else:
+                    positive_int(raw)
+            except UnitError as exc:
+                raise UnitError(f"[garnet.dim.{dim}] {key}: {exc}") from None
+            items.append((key, raw))
+        result.append((int(dim), tuple(items)))
+    return tuple(result)
 
 
 @dataclass(frozen=True)
@@ -13,13 +49,24 @@ class GarnetConfig:
     """Packet-backend parameters (`--set garnet.KEY=VALUE` overrides any of them)."""
 
     clock_ghz: float = setting(1.0, parse=positive_float, help="router clock in GHz (1 cycle = 1/clock_ghz ns)")
-    flit_bytes: int = setting(64, parse=positive_int, help="bytes per flit")
-    packet_bytes: int = setting(1024, parse=positive_int, help="bytes per packet (a message's last packet may be shorter)")
+    flit_bytes: Optional[int] = setting(None, parse=positive_int, help="bytes per flit (default: what the widest link carries in one cycle)")
+    packet_bytes: Optional[int] = setting(None, parse=positive_int, help="bytes per packet, a message's last packet may be shorter (default: twice the longest link's credit round trip in flits)")
     vcs: int = setting(4, parse=positive_int, help="virtual channels per input port (tori need >= 2 for the dateline)")
-    buffer_flits: int = setting(4, parse=positive_int, help="flits of buffer per VC at router input ports")
+    buffer_flits: Optional[int] = setting(None, parse=positive_int, help="flits of buffer per VC at router input ports (default: the port's credit round trip, so one VC streams at full rate)")
     switch_buffer_flits: Optional[int] = setting(None, parse=positive_int, help="flits per VC at switch input ports (default: buffer_flits)")
     router_latency: int = setting(1, parse=positive_int, cycles=True, help="router pipeline depth in cycles (1 = Garnet, 4 = BookSim RC/VA/SA/ST)")
-    link_latency: Optional[int] = setting(None, parse=non_negative_int, cycles=True, help="link latency in cycles (default: the topology's latency times the clock)")
+    link_latency: Optional[int] = setting(None, parse=positive_int, cycles=True, help="link latency in cycles (default: the topology's latency times the clock, rounded up)")
     vc_release: str = setting("tail-credit", parse=choice("tail-credit", "tail-sent"), help="when an upstream VC may be reallocated: tail's credit returned (Garnet) or tail sent (BookSim)")
     fidelity: str = setting("flit", parse=choice("flit", "packet"), help="flit-accurate, or packets moving as units (virtual cut-through)")
-    deadlock_cycles: int = setting(100000, parse=positive_int, help="cycles with flits in flight and none moving before a deadlock is reported")
+    deadlock_cycles: int = setting(100000, parse=positive_int, help="cycles a router may hold ready flits without sending one before a deadlock is reported")
+    dim: tuple = setting((), parse=dim_overrides, help="per-dimension overrides: [garnet.dim.N] with vcs, buffer_flits, link_latency")
+
+    def for_dim(self, dim: int, key: str) -> Any:
+        """The raw per-dimension override of `key` for dimension `dim`, or None."""
+        for number, items in self.dim:
+            if number == dim:
+                for name, value in items:
+                    if name == key:
+                        return value
+        return None
+

@@ -1,0 +1,149 @@
+"""Output port = a link plus the upstream view of the input port at its far end (BookSim's
+BufferState): credits per downstream VC, which VCs are allocated, and credits on their way back.
+
+Credits travel lazily: the downstream router appends the cycle a credit will arrive to `pending`,
+and the upstream side counts it once that cycle is reached. Only a blocked port (`waiting`) asks
+for a wake-up when a credit is returned, so credit returns cost no event of their own.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from netsim.garnet.clock import NEVER
+
+
+class OutputPort:
+    """A router (or NIC) output: serializes flits onto a link and holds credits for the next VCs."""
+
+    __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "busy_until", "eject", "receiver",
+                 "dst_router", "dst_port", "dst_vcs", "dst_R", "depth", "credits", "pending", "allocated",
+                 "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes")
+
+    def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
+                 release_on_sent: bool):
+        self.owner = owner  # the router or NIC injector that sends on this port (woken by credits)
+        self.clock = clock
+        self.name = name
+        self.link_id = link_id  # row in the link report (-1: none)
+        self.cpf = cycles_per_flit  # cycles the link is busy per flit
+        self.lat = latency + cycles_per_flit - 1  # cycles from a flit's departure to its arrival
+        self.busy_until = 0  # first cycle the link is free again
+        self.eject = False  # True: ends at a NIC, which always accepts (no credits)
+        self.receiver = None  # the NIC receiver of an ejection port
+        self.dst_router = None
+        self.dst_port = None
+        self.dst_vcs: list = []
+        self.dst_R = 0  # pipeline cycles of the downstream router
+        self.depth = 0  # flits per downstream VC
+        self.credits: list[int] = []
+        self.pending: list[deque] = []  # per VC: cycles at which returning credits arrive
+        self.allocated: list[bool] = []  # per VC: held by a packet
+        self.tail_sent: list[bool] = []  # per VC: its packet's tail has left (tail-credit release)
+        self.release_on_sent = release_on_sent
+        self.waiting = False  # a flit here is blocked on credits or VCs: wake the owner on return
+        self.stall_since = -1
+        self.stall = 0  # cycles flits waited for credits or a VC
+        self.flits = 0
+        self.bytes = 0
+
+    def connect(self, router, port) -> None:
+        """Point this port at input `port` of `router` and take its credits."""
+        self.dst_router = router
+        self.dst_port = port
+        self.dst_vcs = port.vcs
+        self.dst_R = router.pipeline
+        self.depth = port.depth
+        n = len(port.vcs)
+        self.credits = [port.depth] * n
+        self.pending = [deque() for _ in range(n)]
+        self.allocated = [False] * n
+        self.tail_sent = [False] * n
+        port.upstream = self
+
+    def absorb(self, vc: int, cycle: int) -> int:
+        """Count the credits of `vc` that have arrived by `cycle`; returns the credits now held."""
+        pending = self.pending[vc]
+        credits = self.credits[vc]
+        while pending and pending[0] <= cycle:
+            pending.popleft()
+            credits += 1
+        self.credits[vc] = credits
+        return credits
+
+    def allocate(self, lo: int, hi: int, cycle: int) -> int:
+        """Claim the first free downstream VC in [lo, hi); -1 if none is free (atomic allocation)."""
+        allocated = self.allocated
+        for vc in range(lo, hi):
+            if not allocated[vc] or (self.tail_sent[vc] and self.absorb(vc, cycle) == self.depth):
+                allocated[vc] = True
+                self.tail_sent[vc] = False
+                return vc
+        return -1
+
+    def _stalled(self, cycle: int) -> None:
+        self.waiting = True
+        if self.stall_since < 0:
+            self.stall_since = cycle
+
+    def wait_credit(self, vc: int, cycle: int) -> int:
+        """A flit waits for a credit of `vc` (none has arrived by `cycle`): when the next one arrives."""
+        self._stalled(cycle)
+        pending = self.pending[vc]
+        return pending[0] if pending else NEVER
+
+    def wait_vc(self, lo: int, hi: int, cycle: int) -> int:
+        """A head flit waits for a VC in [lo, hi): when the first released one gets its last credit."""
+        self._stalled(cycle)
+        earliest = NEVER
+        for vc in range(lo, hi):
+            pending = self.pending[vc]
+            if self.tail_sent[vc] and pending and pending[-1] < earliest:
+                earliest = pending[-1]
+        return earliest
+
+    def release(self, vc: int, cycle: int) -> None:
+        """The tail of `vc`'s packet has been sent: free the VC now (tail-sent) or on its credit."""
+        if self.release_on_sent:
+            self.allocated[vc] = False
+            if self.waiting:
+                self.waiting = False
+                self.clock.wake(self.owner, cycle + 1)
+        else:
+            self.tail_sent[vc] = True
+
+    def forward(self, packet, vc: int, head: bool, tail: bool, cycle: int) -> None:
+        """Send one flit of `packet` into downstream `vc` at `cycle` (credit already checked)."""
+        self.busy_until = cycle + self.cpf
+        self.flits += 1
+        if self.stall_since >= 0:
+            self.stall += cycle - self.stall_since
+            self.stall_since = -1
+        if head:
+            self.bytes += packet.nbytes
+        arrival = cycle + self.lat
+        if self.eject:
+            if tail:
+                self.receiver.arrive(packet, arrival)
+            return
+        self.credits[vc] -= 1
+        buffer = self.dst_vcs[vc]
+        ready = buffer.ready
+        router = self.dst_router
+        if not ready:
+            router.active.append(buffer)
+        ready.append(arrival + self.dst_R)
+        if head:
+            buffer.packets.append(packet)
+        if len(ready) > buffer.peak:
+            buffer.peak = len(ready)
+        self.clock.wake(router, arrival + self.dst_R)
+        if tail:
+            self.release(vc, cycle)
+
+    def credit(self, vc: int, cycle: int) -> None:
+        """A credit for `vc` will arrive here at `cycle`."""
+        self.pending[vc].append(cycle)
+        if self.waiting:
+            self.waiting = False
+            self.clock.wake(self.owner, cycle)

@@ -1,0 +1,256 @@
+"""GarnetNetwork: the flit-accurate packet backend behind the NetworkAPI.
+
+Every topology node is a `Router`; every NPU also has a NIC (`Injector` + `Receiver`) on its own
+injection and ejection ports. Time runs in integer cycles of `clock_ghz` on a `CycleClock` that
+shares the simpy Environment (nanoseconds) with the system layer.
+
+Zero-load latency of one packet of L flits over H router-to-router links (documented closed form,
+checked by the tests), from the cycle its head leaves the NIC to the cycle its tail reaches the
+destination NIC:
+
+    1 (injection link) + sum of pipeline cycles of the H+1 routers visited
+    + sum over the H links of (latency + cpf - 1) + 1 (ejection link)
+    + (L - 1) * (largest cpf on the route, NIC links counting 1)
+
+where cpf is a link's cycles per flit. A message is injected at the first whole cycle at or after
+its send (plus the topology's NIC latency, twice per dimension crossed, as in the analytical model)
+and delivered when its last tail arrives.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+import pandas as pd
+import simpy
+
+from netsim.api import Network
+from netsim.errors import ConfigError
+from netsim.garnet import deadlock
+from netsim.garnet.clock import CycleClock
+from netsim.garnet.config import GarnetConfig
+from netsim.garnet.link import OutputPort
+from netsim.garnet.nic import Injector, Receiver
+from netsim.garnet.packet import Message, Packet
+from netsim.garnet.params import Params
+from netsim.garnet.router import InputPort, Router
+from netsim.garnet.routing import check_vcs, hop_classes, vc_range
+from netsim.garnet.stats import PacketStats, link_extra, nic_frame
+from netsim.topology import Topology
+
+
+class InvariantError(AssertionError):
+    """A flow-control invariant was broken: a bug in the backend, never the user's fault."""
+
+
+class GarnetNetwork(Network):
+    """Routers, links and NICs built from a Topology and the `[garnet]` table."""
+
+    backend_name = "garnet"
+
+    def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
+                 check_invariants: bool = False, dateline: bool = True, seed: int = 0):
+        """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig.
+
+        `seed` is accepted like every backend's; this one has no random choices (routes are
+        deterministic and arbitration is round-robin), so the seed cannot change its results.
+
+        `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
+        is a test-only switch that lets ring hops use any VC (and so deadlock).
+        """
+        super().__init__(topology, env)
+        cfg = getattr(config, "garnet", config) or GarnetConfig()
+        if cfg.fidelity != "flit":
+            raise ConfigError(f"garnet.fidelity = '{cfg.fidelity}' is not implemented yet; use 'flit'")
+        self.config = cfg
+        self.params = params = Params(cfg, topology)
+        check_vcs(topology, params.vcs, dateline)
+        self.dateline = dateline
+        self.check_invariants = check_invariants
+        self.flit_bytes = params.flit_bytes
+        self.packet_bytes = params.packet_bytes
+        self.clock = CycleClock(self.env, cfg.clock_ghz)
+        self.clock.after_cycle = self._after_cycle
+        self._build()
+        self._routes: dict[tuple[int, int], tuple[dict, int, int]] = {}
+        self.packet_stats = PacketStats()
+        self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
+        self.packets_in_network = 0
+        self.next_scan = cfg.deadlock_cycles
+
+    # ------------------------------------------------------------------ construction
+    def _build(self) -> None:
+        topo, params, clock = self.topology, self.params, self.clock
+        release_on_sent = self.config.vc_release == "tail-sent"
+        self.routers = [Router(clock, node, params.pipeline(node)) for node in sorted(topo.graph.nodes)]
+        if [r.node for r in self.routers] != list(range(len(self.routers))):
+            raise ConfigError(f"topology '{topo.name}': node ids must be 0..n-1")
+        self.ports: dict[tuple[int, int], OutputPort] = {}
+        self.link_ports: list[OutputPort] = []
+        for link, latency, cpf in zip(topo.links, params.link_latency, params.link_cpf):
+            up, down = self.routers[link.src], self.routers[link.dst]
+            depth = params.buffer_flits(link.dst, link.dim, latency, cpf)
+            port = InputPort(down, f"from-{link.src}", params.vcs(link.dim), depth, latency, link.id)
+            out = OutputPort(up, clock, f"to-{link.dst}", link.id, cpf, latency, release_on_sent)
+            out.connect(down, port)
+            down.inputs.append(port)
+            up.outputs.append(out)
+            self.ports[link.src, link.dst] = out
+            self.link_ports.append(out)
+        self.injectors: list[Injector] = []
+        self.receivers: list[Receiver] = []
+        self.ejects: list[OutputPort] = []
+        for npu in range(topo.npus):
+            router = self.routers[npu]
+            injector = Injector(self, npu)
+            depth = self.config.buffer_flits or params.round_trip_flits(1, 1, router.pipeline)
+            port = InputPort(router, "nic", self.config.vcs, depth, 1, -1)
+            injector.out = OutputPort(injector, clock, f"nic-{npu}", -1, 1, 1, release_on_sent)
+            injector.out.connect(router, port)
+            router.inputs.append(port)
+            receiver = Receiver(self)
+            eject = OutputPort(router, clock, "to-nic", -1, 1, 1, release_on_sent)
+            eject.eject = True
+            eject.receiver = receiver
+            router.outputs.append(eject)
+            self.injectors.append(injector)
+            self.receivers.append(receiver)
+            self.ejects.append(eject)
+
+    def route(self, src: int, dst: int) -> tuple[dict, int, int]:
+        """(router id -> (output port, VC lo, VC hi), hops, NIC cycles) of src -> dst, built once."""
+        key = (src, dst)
+        entry = self._routes.get(key)
+        if entry is None:
+            path = self.topology.route(src, dst)
+            classes = hop_classes(self.topology, path, self.dateline)
+            table = {}
+            for u, v, vc_class in zip(path, path[1:], classes):
+                out = self.ports[u, v]
+                table[u] = (out, *vc_range(vc_class, len(out.credits)))
+            table[dst] = (self.ejects[dst], 0, 1)
+            entry = (table, len(path) - 1, self.params.nic_cycles(path))
+            self._routes[key] = entry
+        return entry
+
+    # ------------------------------------------------------------------ traffic
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        handed_off = self.env.event()
+        if src == dst:
+            self.env.timeout(0).callbacks.append(lambda _e: self.deliver(src, dst, tag, nbytes))
+            handed_off.succeed()
+            return handed_off
+        self.send_message(src, dst, nbytes, tag, self.packet_bytes, handed_off, self._delivered)
+        return handed_off
+
+    def send_message(self, src: int, dst: int, nbytes: int, tag: Hashable, packet_bytes: int,
+                     handed_off=None, on_delivered=None) -> Message:
+        """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint)."""
+        now = self.clock.now_cycle()
+        _, _, nic_cycles = self.route(src, dst)
+        message = Message(src, dst, tag, nbytes, packet_bytes, now, now + nic_cycles, handed_off, on_delivered)
+        self.injectors[src].submit(message)
+        return message
+
+    def cut_packet(self, message: Message, cycle: int) -> Packet:
+        """The NIC takes the next packet of `message`."""
+        nbytes = min(message.unsent, message.packet_bytes)
+        message.unsent -= nbytes
+        message.packets_out += 1
+        route, hops, _ = self.route(message.src, message.dst)
+        nflits = -(-nbytes // self.flit_bytes)
+        self.packets_in_network += 1
+        return Packet(message, nflits, nbytes, route, hops, message.created, message.unsent == 0)
+
+    def packet_arrived(self, packet: Packet, cycle: int) -> None:
+        """A tail flit reached its NIC: count the packet; complete its message if it was the last."""
+        self.packets_in_network -= 1
+        self.packet_stats.add(packet, cycle)
+        if self.packet_observer is not None:
+            self.packet_observer(packet, cycle)
+        message = packet.msg
+        message.packets_out -= 1
+        if self.check_invariants and message.packets_out < 0:
+            raise InvariantError(f"message {message.src}->{message.dst} tag {message.tag}: packet arrived twice")
+        if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
+            message.on_delivered(message)
+
+    def _delivered(self, message: Message) -> None:
+        self.deliver(message.src, message.dst, message.tag, message.nbytes)
+
+    # ------------------------------------------------------------------ progress, invariants
+    def _after_cycle(self, cycle: int) -> None:
+        """After each busy cycle: invariants (if on) and deadlock detection."""
+        if self.check_invariants:
+            self.check_flow_control()
+        if self.packets_in_network and not self.clock.buckets:
+            stalled = cycle - max(r.last_move for r in self.routers)
+            raise deadlock.deadlock_error(self.routers, cycle, stalled, self.flits_in_flight())
+        if cycle >= self.next_scan:
+            self.next_scan = cycle + max(1, self.config.deadlock_cycles // 4)
+            limit = cycle - self.config.deadlock_cycles
+            for router in self.routers:  # holds flits ready long ago, and has not sent one since
+                if router.last_move <= limit and any(vc.ready[0] <= limit for vc in router.active):
+                    raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
+                                                  self.flits_in_flight())
+
+    def flits_in_flight(self) -> int:
+        """Flits in router buffers or on links towards them (NIC source queues excluded)."""
+        return sum(len(vc.ready) for router in self.routers for vc in router.active)
+
+    def check_flow_control(self) -> None:
+        """Credits + returning credits + flits held (or on the wire) == depth, for every VC."""
+        for out in self.link_ports + [injector.out for injector in self.injectors]:
+            for vc, buffer in enumerate(out.dst_vcs):
+                held = len(buffer.ready)
+                total = out.credits[vc] + len(out.pending[vc]) + held
+                if total != out.depth or held > out.depth or out.credits[vc] < 0:
+                    raise InvariantError(f"{out.name} of router {out.dst_router.node} VC {vc}: credits "
+                                         f"{out.credits[vc]} + returning {len(out.pending[vc])} + flits {held} "
+                                         f"!= depth {out.depth}")
+
+    def check_drained(self) -> None:
+        """At the end of a run: no flit anywhere, all credits home, every byte delivered exactly once."""
+        self.check_flow_control()
+        if self.packets_in_network or self.flits_in_flight():
+            raise InvariantError(f"{self.packets_in_network} packets still in the network")
+        for out in self.link_ports + [injector.out for injector in self.injectors]:
+            for vc in range(len(out.credits)):
+                if out.credits[vc] + len(out.pending[vc]) != out.depth or out.allocated[vc] and not out.tail_sent[vc]:
+                    raise InvariantError(f"{out.name}: VC {vc} not released at the end")
+        if sum(self.bytes_sent) != sum(self.bytes_received):
+            raise InvariantError(f"{sum(self.bytes_sent)} bytes sent, {sum(self.bytes_received)} received")
+        if self.messages_sent != self.messages_delivered:
+            raise InvariantError(f"{self.messages_sent} messages sent, {self.messages_delivered} delivered")
+
+    # ------------------------------------------------------------------ statistics
+    def link_stats(self) -> pd.DataFrame:
+        busy_ns = [self.clock.ns(o.flits * o.cpf) for o in self.link_ports]
+        return self.link_frame([o.bytes for o in self.link_ports], busy_ns, extra=link_extra(self))
+
+    def stats(self) -> dict[str, pd.DataFrame]:
+        frames = super().stats()
+        frames["nic_links"] = nic_frame(self)
+        summary = self.packet_stats.summary()
+        summary["cycles"] = self.clock.now_cycle()
+        summary["events"] = self.clock.steps
+        frames["packets"] = pd.DataFrame([summary])
+        return frames
+
+    def flit_hops(self) -> int:
+        """Router-to-router flit traversals so far (the benchmark's unit of work)."""
+        return sum(o.flits for o in self.link_ports)
+
+
+def zero_load_cycles(network: GarnetNetwork, src: int, dst: int, nflits: int) -> int:
+    """The documented closed form (module docstring) of one packet's zero-load latency."""
+    table, hops, _ = network.route(src, dst)
+    path = network.topology.route(src, dst)
+    cycles = 2 + sum(network.routers[node].pipeline for node in path)
+    cpfs = [1]
+    for u in path[:-1]:
+        out = table[u][0]
+        cycles += out.lat
+        cpfs.append(out.cpf)
+    return cycles + (nflits - 1) * max(cpfs)
+

@@ -1,0 +1,94 @@
+"""Turn the `[garnet]` table and a topology into per-link and per-port numbers (cycles, flits).
+
+Derived defaults (documented in `GarnetConfig`) keep an idle network at full link bandwidth:
+- flit_bytes: what the widest link carries in one cycle, so every link moves at most one flit per
+  cycle and links whose bandwidth divides it run at exactly their bandwidth;
+- buffer_flits: a port's credit round trip in flits, `ceil((2 * latency + cpf - 1 + pipeline) / cpf)`,
+  so one VC can stream without waiting for credits;
+- packet_bytes: twice the longest credit round trip in flits, so that two VCs (one dateline class)
+  keep a link busy even though a VC is released only when its tail's credit returns (one round
+  trip is the bare minimum; the second absorbs slower links further along the route).
+"""
+
+from __future__ import annotations
+
+import math
+
+from netsim.errors import ConfigError
+from netsim.garnet.config import GarnetConfig
+from netsim.topology import Link, Topology
+from netsim.units import UnitError, parse_cycles
+
+
+def _cycles(raw, clock_ghz: float, key: str) -> int:
+    try:
+        cycles = parse_cycles(raw, clock_ghz)
+    except UnitError as exc:
+        raise ConfigError(f"garnet.{key}: {exc}") from None
+    if cycles < 1:
+        raise ConfigError(f"garnet.{key}: links take at least 1 cycle, got {raw!r}")
+    return cycles
+
+
+class Params:
+    """Resolved packet-backend numbers for one topology."""
+
+    def __init__(self, config: GarnetConfig, topology: Topology):
+        self.config = config
+        self.topology = topology
+        self.clock_ghz = config.clock_ghz
+        widest = max((link.bandwidth for link in topology.links), default=config.clock_ghz)
+        self.flit_bytes = config.flit_bytes or max(1, math.floor(widest / config.clock_ghz + 1e-9))
+        links = topology.links
+        self.link_latency = [self._link_latency(link) for link in links]
+        self.link_cpf = [self.cycles_per_flit(link.bandwidth) for link in links]
+        if config.packet_bytes is not None:
+            self.packet_bytes = config.packet_bytes
+        else:
+            round_trips = [self.round_trip_flits(lat, cpf, self.pipeline(link.dst))
+                           for link, lat, cpf in zip(links, self.link_latency, self.link_cpf)]
+            self.packet_bytes = 2 * max(round_trips, default=1) * self.flit_bytes
+
+    def _link_latency(self, link: Link) -> int:
+        raw = self.config.for_dim(link.dim, "link_latency")
+        if raw is not None:
+            return _cycles(raw, self.clock_ghz, f"dim.{link.dim}.link_latency")
+        if self.config.link_latency is not None:
+            return self.config.link_latency
+        return max(1, math.ceil(link.latency * self.clock_ghz - 1e-9))
+
+    def cycles_per_flit(self, bandwidth: float) -> int:
+        """Cycles a link of `bandwidth` GB/s is busy per flit (>= 1)."""
+        return max(1, math.ceil(self.flit_bytes * self.clock_ghz / bandwidth - 1e-9))
+
+    def pipeline(self, node: int) -> int:
+        """Router pipeline cycles of `node`: router_latency, plus a switch's own latency."""
+        extra = self.topology.switch_latency.get(node, 0.0)
+        return self.config.router_latency + math.ceil(extra * self.clock_ghz - 1e-9)
+
+    @staticmethod
+    def round_trip_flits(latency: int, cpf: int, pipeline: int) -> int:
+        """Flits one VC sends before the credit of its first flit is back."""
+        return max(1, math.ceil((2 * latency + cpf - 1 + pipeline) / cpf))
+
+    def vcs(self, dim: int) -> int:
+        override = self.config.for_dim(dim, "vcs")
+        return int(override) if override is not None else self.config.vcs
+
+    def buffer_flits(self, node: int, dim: int, latency: int, cpf: int) -> int:
+        """Flits per VC at the input port of `node` fed by a link of dimension `dim`."""
+        override = self.config.for_dim(dim, "buffer_flits")
+        if override is not None:
+            return int(override)
+        if self.topology.is_switch(node) and self.config.switch_buffer_flits is not None:
+            return self.config.switch_buffer_flits
+        if self.config.buffer_flits is not None:
+            return self.config.buffer_flits
+        return self.round_trip_flits(latency, cpf, self.pipeline(node))
+
+    def nic_cycles(self, path: tuple[int, ...]) -> int:
+        """Extra cycles for the topology's NIC latency: twice per dimension crossed (as analytical)."""
+        topo = self.topology
+        dims = {topo.link(u, v).dim for u, v in zip(path, path[1:])}
+        ns = 2 * sum(topo.nic_latency[d] for d in dims if d >= 0)
+        return math.ceil(ns * self.clock_ghz - 1e-9)

@@ -1,0 +1,265 @@
+"""Synthetic traffic on the packet backend: latency/load curves and saturation throughput.
+
+Every NPU injects packets of `packet_flits` flits by a Bernoulli process (a packet starts in a
+cycle with probability rate / packet_flits, drawn as geometric gaps from a per-NPU generator
+seeded by `seed`), to destinations chosen by a pattern. Packets created during the measurement
+window (after `warmup_cycles`) are measured; the run then drains (traffic continues, unmeasured)
+until they have all arrived, or for at most `cycles` more cycles. Loads are in flits/node/cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Callable
+
+from netsim.errors import ConfigError
+from netsim.garnet.clock import NEVER
+from netsim.garnet.network import GarnetNetwork
+from netsim.garnet.stats import percentile
+from netsim.topology import Topology
+
+HOTSPOT_FRACTION = 0.25  # share of hotspot traffic that goes to NPU 0
+
+
+def _bits(topology: Topology, pattern: str) -> int:
+    n = topology.npus
+    if n & (n - 1):
+        raise ConfigError(f"traffic pattern '{pattern}' needs a power-of-two number of NPUs, not {n}")
+    return n.bit_length() - 1
+
+
+def _uniform(topology: Topology, src: int, rng: random.Random) -> int:
+    dst = rng.randrange(topology.npus - 1)
+    return dst + 1 if dst >= src else dst
+
+
+def _transpose(topology: Topology, src: int, rng: random.Random) -> int:
+    sizes = topology.dim_sizes
+    if len(sizes) == 2 and sizes[0] == sizes[1]:
+        x, y = topology.coords(src)
+        return topology.npu_at((y, x))
+    bits = _bits(topology, "transpose")
+    if bits % 2:
+        raise ConfigError("traffic pattern 'transpose' needs a square 2-D torus or 4^k NPUs")
+    half = bits // 2
+    return ((src << half) | (src >> half)) & (topology.npus - 1)
+
+
+def _tornado(topology: Topology, src: int, rng: random.Random) -> int:
+    return topology.npu_at([c + math.ceil(k / 2) - 1 for c, k in zip(topology.coords(src), topology.dim_sizes)])
+
+
+def _neighbour(topology: Topology, src: int, rng: random.Random) -> int:
+    return topology.npu_at([c + 1 for c in topology.coords(src)])
+
+
+def _bit_complement(topology: Topology, src: int, rng: random.Random) -> int:
+    _bits(topology, "bit-complement")
+    return ~src & (topology.npus - 1)
+
+
+def _bit_reverse(topology: Topology, src: int, rng: random.Random) -> int:
+    bits = _bits(topology, "bit-reverse")
+    return int(format(src, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+def _shuffle(topology: Topology, src: int, rng: random.Random) -> int:
+    bits = _bits(topology, "shuffle")
+    return ((src << 1) | (src >> (bits - 1))) & (topology.npus - 1) if bits else 0
+
+
+def _hotspot(topology: Topology, src: int, rng: random.Random) -> int:
+    if src != 0 and rng.random() < HOTSPOT_FRACTION:
+        return 0
+    return _uniform(topology, src, rng)
+
+
+# name -> destination(topology, src, rng); a new pattern is a registration here.
+PATTERNS: dict[str, Callable[[Topology, int, random.Random], int]] = {
+    "uniform": _uniform,
+    "transpose": _transpose,
+    "tornado": _tornado,
+    "bit-complement": _bit_complement,
+    "bit-reverse": _bit_reverse,
+    "shuffle": _shuffle,
+    "neighbour": _neighbour,
+    "hotspot": _hotspot,
+}
+RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
+
+
+class TrafficSource:
+    """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
+
+    __slots__ = ("run", "npu", "rng", "log_q", "fixed_dst", "next_wake")
+
+    def __init__(self, run: "SynthRun", npu: int, seed: int):
+        self.run = run
+        self.npu = npu
+        self.rng = random.Random(seed * 1_000_003 + npu)
+        self.log_q = math.log1p(-run.p) if run.p < 1 else None
+        self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else PATTERNS[run.pattern](run.topology, npu, self.rng)
+        self.next_wake = NEVER
+
+    def gap(self) -> int:
+        """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""
+        if self.log_q is None:
+            return 1
+        return int(math.log(1.0 - self.rng.random()) / self.log_q) + 1
+
+    def start(self) -> None:
+        if self.fixed_dst != self.npu:
+            self.run.network.clock.wake(self, self.gap() - 1)
+
+    def step(self, cycle: int) -> None:
+        run = self.run
+        if run.stopped:
+            return
+        dst = self.fixed_dst
+        if dst is None:
+            dst = PATTERNS[run.pattern](run.topology, self.npu, self.rng)
+        if dst != self.npu:
+            run.inject(self.npu, dst, cycle)
+        run.network.clock.wake(self, cycle + self.gap())
+
+
+class SynthRun:
+    """One synthetic-traffic run at one offered load; `result()` is run_synth's dict."""
+
+    def __init__(self, network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
+                 warmup_cycles: int | None, network_options: dict | None = None):
+        if pattern not in PATTERNS:
+            raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERNS)})")
+        if not 0 < rate <= packet_flits:
+            raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
+        if packet_flits < 1 or cycles < 1:
+            raise ConfigError("packet_flits and cycles must be at least 1")
+        self.topology = network_config.build_topology()
+        self.network = GarnetNetwork(self.topology, config=network_config, **(network_options or {}))
+        self.pattern = pattern
+        self.rate = rate
+        self.packet_flits = packet_flits
+        self.packet_bytes = packet_flits * self.network.flit_bytes
+        self.p = min(1.0, rate / packet_flits)
+        self.cycles = cycles
+        self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles
+        self.end = self.warmup + cycles
+        self.stopped = False
+        self.generated_flits = 0
+        self.accepted_flits = 0
+        self.measured: set = set()  # messages created in the window, not yet arrived
+        self.latencies: dict[int, int] = {}
+        self.network_latency = 0
+        self.hops = 0
+        self.arrived = 0
+        self.network.packet_observer = self.observe
+        self.sources = [TrafficSource(self, npu, seed) for npu in range(self.topology.npus)]
+
+    def inject(self, src: int, dst: int, cycle: int) -> None:
+        message = self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes)
+        if self.warmup <= cycle < self.end:
+            self.generated_flits += self.packet_flits
+            self.measured.add(message)
+
+    def observe(self, packet, cycle: int) -> None:
+        if self.warmup <= cycle < self.end:
+            self.accepted_flits += packet.nflits
+        message = packet.msg
+        if message in self.measured:
+            self.measured.discard(message)
+            latency = cycle - packet.created
+            self.latencies[latency] = self.latencies.get(latency, 0) + 1
+            self.network_latency += cycle - packet.injected
+            self.hops += packet.hops
+            self.arrived += 1
+
+    def execute(self) -> dict:
+        started = time.perf_counter()
+        net = self.network
+        for source in self.sources:
+            source.start()
+        net.env.run(until=net.clock.ns(self.end))
+        limit = self.end + self.cycles
+        step = max(100, self.cycles // 10)
+        now = self.end
+        while self.measured and now < limit:
+            now = min(limit, now + step)
+            net.env.run(until=net.clock.ns(now))
+        self.stopped = True
+        nodes_cycles = self.topology.npus * self.cycles
+        n = self.arrived or 1
+        return {
+            "pattern": self.pattern,
+            "rate": self.rate,
+            "packet_flits": self.packet_flits,
+            "offered_load": self.generated_flits / nodes_cycles,
+            "accepted_load": self.accepted_flits / nodes_cycles,
+            "avg_packet_latency_cycles": sum(k * v for k, v in self.latencies.items()) / n,
+            "p99_packet_latency_cycles": percentile(self.latencies, 0.99),
+            "avg_network_latency_cycles": self.network_latency / n,
+            "avg_hops": self.hops / n,
+            "packets": self.arrived,
+            "flits": self.arrived * self.packet_flits,
+            "drained": not self.measured,
+            "cycles": now,
+            "warmup_cycles": self.warmup,
+            "flit_hops": net.flit_hops(),
+            "events": net.clock.steps,
+            "wall_time_s": time.perf_counter() - started,
+        }
+
+
+def run_synth(network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
+              warmup_cycles: int | None = None, network_options: dict | None = None) -> dict:
+    """One run at offered load `rate` (flits/node/cycle); see the module docstring.
+
+    `network_options` go to GarnetNetwork (e.g. check_invariants=True in tests)."""
+    return SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles,
+                    network_options).execute()
+
+
+def saturated(result: dict, zero_load_latency: float) -> bool:
+    """Past saturation: accepted falls > 5% short of offered, measured packets did not drain, or
+    latency is unbounded (more than 10x the zero-load latency)."""
+    return (result["accepted_load"] < 0.95 * result["offered_load"] or not result["drained"]
+            or result["avg_packet_latency_cycles"] > 10 * zero_load_latency)
+
+
+def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,
+                rates=None) -> tuple[list[dict], float]:
+    """Walk offered load up to saturation; returns (per-load results, saturation load).
+
+    Without `rates`: steps of 0.05 until the first saturated load, then three bisection steps
+    between the last good and the first saturated load. The saturation load is the highest
+    offered load that was not saturated.
+    """
+    results: list[dict] = []
+
+    def measure(rate: float) -> bool:
+        result = run_synth(network_config, pattern, rate, packet_flits, cycles, seed)
+        result["saturated"] = saturated(result, zero_load)
+        results.append(result)
+        return result["saturated"]
+
+    zero_load = run_synth(network_config, pattern, 0.002, packet_flits, cycles, seed)["avg_packet_latency_cycles"] or 1
+    if rates is not None:
+        for rate in rates:
+            measure(rate)
+    else:
+        good, bad, rate = 0.0, None, 0.05
+        while rate <= 1.0 + 1e-9:
+            if measure(round(rate, 4)):
+                bad = rate
+                break
+            good, rate = rate, rate + 0.05
+        for _ in range(3 if bad is not None else 0):
+            mid = round((good + bad) / 2, 4)
+            if measure(mid):
+                bad = mid
+            else:
+                good = mid
+    results.sort(key=lambda r: r["rate"])
+    ok = [r["offered_load"] for r in results if not r["saturated"]]
+    return results, max(ok, default=0.0)

@@ -1,0 +1,209 @@
+"""Packet backend: zero-load closed form, agreement with the analytical backend, conservation,
+determinism, config errors and the ASTRA-sim Garnet reader."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from netsim.analytical import AnalyticalNetwork
+from netsim.config import Source
+from netsim.errors import ConfigError
+from netsim.garnet.network import GarnetNetwork, zero_load_cycles
+from netsim.network_config import load_network, parse_network_table
+
+GARNET_SAMPLES = Path("/work/shared/astra-sim-inputs/network/garnet")
+
+
+def make_config(topology: dict, **garnet):
+    """A network config from Python tables (what a TOML file would hold)."""
+    return parse_network_table({"topology": topology, "garnet": garnet, "backend": "garnet"}, Source("test"), "test")
+
+
+def build(config, **options) -> GarnetNetwork:
+    return GarnetNetwork(config.build_topology(), config=config, **options)
+
+
+def one_message(net: GarnetNetwork, src: int, dst: int, nbytes: int) -> float:
+    """Send one message on an idle network; the ns at which its recv fires."""
+    arrived = []
+    net.endpoint(src).send(dst, nbytes, "m")
+    net.endpoint(dst).recv(src, nbytes, "m").callbacks.append(lambda _e: arrived.append(net.env.now))
+    net.run()
+    assert len(arrived) == 1
+    return arrived[0]
+
+
+# Small networks with 16 GB/s links at 1 GHz and 16-byte flits (cpf 1) unless noted.
+NOC = {"bandwidth": "16GB/s", "latency": "3ns"}
+TOPOLOGIES = {
+    "ring": {"kind": "torus", "dims": [6], **NOC},
+    "torus": {"kind": "torus", "dims": [4, 4], **NOC},
+    "switch": {"kind": "switch", "npus": 6, "router_latency": "2ns", **NOC},
+    "fat-tree": {"kind": "fat-tree", "leaves": 2, "npus_per_leaf": 2, "spines": 2, **NOC},
+    # 32 GB/s rings and 16 GB/s switches with 32-byte flits: the switch links take 2 cycles per flit.
+    "hierarchical": {"kind": "hierarchical", "dims": [
+        {"type": "ring", "size": 4, "bandwidth": "32GB/s", "latency": "2ns"},
+        {"type": "switch", "size": 2, "bandwidth": "16GB/s", "latency": "5ns"}]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOPOLOGIES))
+@pytest.mark.parametrize("flits", [1, 5])
+def test_zero_load_latency_matches_closed_form(name, flits):
+    config = make_config(TOPOLOGIES[name], flit_bytes=16 if name != "hierarchical" else 32, packet_bytes=1024)
+    probe = build(config)
+    pairs = [(0, d) for d in range(1, probe.topology.npus)] + [(probe.topology.npus - 1, 1)]
+    for src, dst in pairs:
+        net = build(config, check_invariants=True)
+        arrival_ns = one_message(net, src, dst, flits * net.flit_bytes)
+        assert arrival_ns == zero_load_cycles(net, src, dst, flits)  # 1 GHz: cycles are ns
+        assert net.packet_stats.packets == 1
+
+
+def test_closed_form_by_hand_on_a_ring():
+    """0 -> 2 on a ring: 2 links of 3 cycles, 3 routers of 1 cycle, 2 NIC cycles, 3 more flits."""
+    net = build(make_config(TOPOLOGIES["ring"], flit_bytes=16, packet_bytes=1024))
+    assert one_message(net, 0, 2, 4 * 16) == 2 * 3 + 3 * 1 + 2 + 3
+
+
+def test_router_latency_and_switch_latency_add_pipeline_cycles():
+    config = make_config(TOPOLOGIES["switch"], flit_bytes=16, packet_bytes=1024, router_latency=4)
+    net = build(config)
+    # NPU router (4) + switch (4 + its 2 ns) + NPU router (4), two 3-cycle links, two NIC cycles.
+    assert one_message(net, 0, 3, 16) == 4 + 6 + 4 + 2 * 3 + 2
+
+
+@pytest.mark.parametrize("name", ["torus-4x4", "torus-2x4x4", "switch-16", "fat-tree-32", "dgx-8x4"])
+def test_idle_message_agrees_with_analytical(name):
+    """Bundled DL networks: packet = analytical + the closed form's extra cycles (router pipelines, NIC
+    links, cpf - 1 per link), within one flit's serialization on the bottleneck link."""
+    config = load_network(name)
+    topo = config.build_topology()
+    src, dst, nbytes = 0, topo.npus - 1, (1 << 20) + 123
+    net = GarnetNetwork(topo, config=config)
+    packet_ns = one_message(net, src, dst, nbytes)
+    analytical_ns = AnalyticalNetwork(topo).message_time(src, dst, nbytes)
+    path = topo.route(src, dst)
+    cycle_ns = 1 / config.garnet.clock_ghz
+    hops = [net.route(src, dst)[0][u][0] for u in path[:-1]]
+    link_ns = sum(topo.link(u, v).latency for u, v in zip(path, path[1:]))
+    switch_ns = sum(topo.switch_latency.get(n, 0.0) for n in path[1:-1])
+    extra_ns = zero_load_cycles(net, src, dst, 1) * cycle_ns - link_ns - switch_ns
+    flit_ns = max(out.cpf for out in hops) * cycle_ns
+    assert abs(packet_ns - (analytical_ns + extra_ns)) <= flit_ns + 1e-6
+    assert abs(packet_ns - analytical_ns) / analytical_ns < 0.02
+
+
+def test_multi_packet_message_streams_at_link_bandwidth():
+    """With the derived packet size (2 credit round trips: 14 flits here) packets follow back to back."""
+    net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16), check_invariants=True)
+    assert net.packet_bytes == 14 * 16
+    nflits = 200
+    arrival = one_message(net, 0, 5, nflits * 16)
+    # Back-to-back packets: the whole message is one long zero-load "packet".
+    assert arrival == zero_load_cycles(net, 0, 5, nflits)
+    assert net.packet_stats.packets == 15
+
+
+def test_message_to_self_is_delivered_in_zero_time():
+    net = build(make_config(TOPOLOGIES["ring"]))
+    assert one_message(net, 3, 3, 1000) == 0.0
+    assert net.flit_hops() == 0
+
+
+@pytest.mark.parametrize("release", ["tail-credit", "tail-sent"])
+def test_conservation_under_heavy_random_traffic(release):
+    """Random sizes between random pairs on small buffers: every byte arrives once, credits balance."""
+    config = make_config({"kind": "torus", "dims": [4, 4], **NOC}, flit_bytes=16, packet_bytes=48, buffer_flits=2,
+                         vcs=2, vc_release=release)
+    net = build(config, check_invariants=True)
+    rng = random.Random(7)
+    received, expected = [], [0] * 16
+    for i in range(300):
+        src, dst = rng.randrange(16), rng.randrange(16)
+        nbytes = rng.randrange(1, 400)
+        expected[dst] += nbytes
+        net.endpoint(src).send(dst, nbytes, i)
+        net.endpoint(dst).recv(src, nbytes, i).callbacks.append(lambda _e, i=i: received.append(i))
+    net.run()
+    net.check_drained()
+    assert sorted(received) == list(range(300))
+    assert net.bytes_received == expected
+    assert net.link_stats()["flits"].sum() == net.flit_hops() > 0
+
+
+def test_link_stats_columns():
+    net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64))
+    one_message(net, 0, 1, 640)
+    frames = net.stats()
+    links = frames["links"]
+    row = links[(links.src == 0) & (links.dst == 1)].iloc[0]
+    assert (row.flits, row.bytes, row.busy_cycles) == (40, 640, 40)
+    for column in ("utilization", "mean_buffer_flits", "max_vc_flits", "credit_stall_time_ns"):
+        assert column in links
+    nic = frames["nic_links"]
+    assert set(nic.kind) == {"nic-npu", "npu-nic"} and nic.flits.sum() == 80
+    assert frames["packets"].loc[0, "packets"] == 10
+
+
+def test_same_seed_same_result():
+    def run():
+        net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=32, buffer_flits=2))
+        rng = random.Random(3)
+        times = []
+        for i in range(100):
+            src, dst = rng.randrange(16), rng.randrange(16)
+            net.endpoint(src).send(dst, 100, i)
+            net.endpoint(dst).recv(src, 100, i).callbacks.append(lambda _e: times.append(net.env.now))
+        net.run()
+        return times, net.link_stats()["credit_stall_time_ns"].tolist()
+
+    assert run() == run()
+
+
+def test_torus_with_one_vc_is_a_config_error():
+    with pytest.raises(ConfigError, match="garnet.vcs"):
+        build(make_config(TOPOLOGIES["torus"], vcs=1))
+
+
+def test_per_dimension_overrides():
+    config = make_config(TOPOLOGIES["hierarchical"], flit_bytes=32, dim={"1": {"buffer_flits": 9, "vcs": 3}})
+    net = build(config)
+    depths = {(o.dst_port.name, len(o.credits), o.depth) for o in net.link_ports
+              if net.topology.links[o.link_id].dim == 1}
+    assert {(vcs, depth) for _, vcs, depth in depths} == {(3, 9)}
+
+
+@pytest.mark.parametrize("garnet, key", [({"vcz": 2}, "garnet.vcz"), ({"vc_release": "never"}, "garnet.vc_release"),
+                                         ({"dim": {"0": {"depth": 3}}}, "garnet.dim")])
+def test_bad_config_names_the_key(garnet, key):
+    with pytest.raises(ConfigError, match=key):
+        make_config(TOPOLOGIES["ring"], **garnet)
+
+
+def test_packet_fidelity_not_yet_available_is_a_config_error():
+    with pytest.raises(ConfigError, match="fidelity"):
+        build(make_config(TOPOLOGIES["ring"], fidelity="packet"))
+
+
+def test_astra_sim_garnet_files():
+    torus = load_network(GARNET_SAMPLES / "sample_torus.txt")
+    topo = torus.build_topology()
+    assert [d.kind for d in topo.dims] == ["ring", "ring", "ring"] and topo.npus == 8
+    assert (torus.garnet.flit_bytes, torus.garnet.vcs, torus.garnet.buffer_flits) == (256, 50, 5000)
+    assert topo.dims[0].bandwidth == 32 and topo.dims[1].latency == 200
+    a2a = load_network(GARNET_SAMPLES / "sample_a2a.txt")
+    assert [d.kind for d in a2a.build_topology().dims] == ["fully-connected", "switch"]
+    net = GarnetNetwork(topo, config=torus, check_invariants=True)
+    assert one_message(net, 0, 7, 10_000) > 0
+    net.check_drained()
+
+
+def test_astra_sim_garnet_file_errors(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("num-npus: 8\nnum-packagez: 4\n")
+    with pytest.raises(ConfigError, match="num-packagez"):
+        load_network(bad)

@@ -1,0 +1,82 @@
+"""Synthetic traffic: patterns, load accounting, saturation ordering, determinism."""
+
+from __future__ import annotations
+
+import pytest
+
+from netsim.config import Source
+from netsim.errors import ConfigError
+from netsim.network_config import load_network, parse_network_table
+from netsim.topology import TOPOLOGY_KINDS
+from netsim.topology.torus import TorusSpec
+from netsim.traffic import PATTERNS, run_synth, saturated, sweep_synth
+
+
+def noc(dims=(8, 8), **garnet):
+    """The bundled NoC torus settings (1-cycle links, 4 VCs x 4 flits) on `dims`."""
+    table = {"topology": {"kind": "torus", "dims": list(dims), "bandwidth": "16GB/s", "latency": "1ns"},
+             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "buffer_flits": 4, **garnet}}
+    return parse_network_table(table, Source("test"), "noc")
+
+
+def test_patterns_are_permutations_or_random():
+    topo = TOPOLOGY_KINDS["torus"].build(TorusSpec((8, 8), 16.0, 1.0), "t")
+    for name in ("transpose", "bit-complement", "bit-reverse", "shuffle", "tornado", "neighbour"):
+        dsts = [PATTERNS[name](topo, src, None) for src in range(64)]
+        assert sorted(dsts) == list(range(64)), name
+    assert PATTERNS["tornado"](topo, 0, None) == 3 + 3 * 8
+    assert PATTERNS["transpose"](topo, 1, None) == 8
+
+
+def test_low_load_is_accepted_and_latency_near_zero_load():
+    result = run_synth(noc((4, 4)), "uniform", 0.05, 4, 1000, seed=1, network_options={"check_invariants": True})
+    assert result["drained"]
+    assert result["accepted_load"] == pytest.approx(result["offered_load"], rel=0.1)
+    assert result["offered_load"] == pytest.approx(0.05, rel=0.25)
+    # zero load: 2 NIC + (hops+1) routers + hops links + 3 tail flits, ~2 hops average
+    assert 9 < result["avg_packet_latency_cycles"] < 16
+    assert result["p99_packet_latency_cycles"] >= result["avg_packet_latency_cycles"]
+    for key in ("avg_network_latency_cycles", "avg_hops", "packets", "flits", "cycles", "wall_time_s", "events"):
+        assert key in result
+
+
+def test_same_seed_same_result():
+    a = run_synth(noc((4, 4)), "hotspot", 0.2, 4, 400, seed=5)
+    b = run_synth(noc((4, 4)), "hotspot", 0.2, 4, 400, seed=5)
+    a.pop("wall_time_s"), b.pop("wall_time_s")
+    assert a == b
+
+
+def test_uniform_saturation_on_8x8_torus_is_between_0_2_and_1():
+    config = load_network("torus-8x8-noc")
+    low = run_synth(config, "uniform", 0.2, 4, 600, seed=1)
+    high = run_synth(config, "uniform", 0.9, 4, 600, seed=1)
+    assert not saturated(low, 15)
+    assert saturated(high, 15) and high["accepted_load"] < 0.8
+
+
+def test_tornado_saturates_before_uniform():
+    config = load_network("torus-8x8-noc")
+    _, uniform = sweep_synth(config, "uniform", 4, 500, 1, rates=[0.1, 0.2, 0.3])
+    _, tornado = sweep_synth(config, "tornado", 4, 500, 1, rates=[0.1, 0.2, 0.3])
+    assert tornado < uniform
+
+
+@pytest.mark.parametrize("better", [{"vcs": 8}, {"buffer_flits": 8}])
+def test_more_vcs_or_deeper_buffers_never_lower_saturation(better):
+    rates = [0.3, 0.4, 0.5, 0.6, 0.7]
+    _, base = sweep_synth(noc((4, 4)), "uniform", 4, 500, 1, rates=rates)
+    _, more = sweep_synth(noc((4, 4), **better), "uniform", 4, 500, 1, rates=rates)
+    assert more >= base > 0
+
+
+def test_sweep_finds_saturation_without_rates():
+    results, load = sweep_synth(noc((4, 4)), "uniform", 4, 300, 2)
+    assert 0.2 < load < 1.0
+    assert any(r["saturated"] for r in results) and [r["rate"] for r in results] == sorted(r["rate"] for r in results)
+
+
+@pytest.mark.parametrize("pattern, dims", [("nonsense", (4, 4)), ("bit-reverse", (3, 3))])
+def test_bad_pattern_is_a_config_error(pattern, dims):
+    with pytest.raises(ConfigError):
+        run_synth(noc(dims), pattern, 0.1, 4, 100, seed=1)
