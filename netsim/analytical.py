@@ -9,10 +9,12 @@ and is delivered after exactly that long. Messages never interfere: a link carri
 once. So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
+A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Hashable
 
 import simpy
@@ -70,4 +72,11 @@ class AnalyticalNetwork(Network):
         return handed_off
 
     def link_stats(self):
-        return self.link_frame(self.link_bytes, self.link_busy_ns)
+        """The common columns; no flits, buffers or credits in this model, so those columns are NaN."""
+        nan = [math.nan] * len(self.link_bytes)
+        return self.link_frame(self.link_bytes, self.link_busy_ns,
+                               extra={"flits": nan, "mean_buffer_flits": nan, "max_vc_flits": nan,
+                                      "credit_stall_time_ns": nan})
+
+    def link_counters(self) -> tuple[list, list]:
+        return list(self.link_bytes), list(self.link_busy_ns)

@@ -22,6 +22,15 @@ import simpy
 from netsim.topology import Topology
 
 
+class Monitor(Protocol):
+    """Watches a run from outside (netsim.progress): called every `stride` events by Network.run."""
+
+    stride: int
+
+    def check(self, network: "Network") -> bool:
+        """Look at the network between two events; True stops the run."""
+
+
 class NetworkAPI(Protocol):
     """What the system layer may use of a backend, per NPU."""
 
@@ -137,18 +146,40 @@ class Network(ABC):
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         """Carry the message; call `deliver` on arrival; return the event that fires on hand-off."""
 
-    def run(self, until: float | None = None) -> None:
-        """Advance simulated time until no events remain (or past `until` ns), counting events."""
+    def run(self, until: float | None = None, monitor: "Monitor | None" = None) -> bool:
+        """Advance simulated time until no events remain (or past `until` ns), counting events.
+
+        With a `monitor`, `monitor.check(self)` is called every `monitor.stride` events (progress,
+        link sampling, Ctrl-C); when it returns True the run stops where it is. Returns True when
+        the run was stopped that way (the state is then a consistent between-events snapshot).
+        """
         peek, step = self.env.peek, self.env.step
         limit = float("inf") if until is None else until
+        stride = monitor.stride if monitor is not None else -1
         count = 0
+        stopped = False
         while True:
             next_time = peek()  # infinite once nothing is scheduled
             if next_time == float("inf") or next_time > limit:
                 break
             step()
             count += 1
+            if count == stride:
+                self.events += count
+                count = 0
+                if monitor.check(self):
+                    stopped = True
+                    break
         self.events += count
+        return stopped
+
+    def link_counters(self) -> tuple[list, list]:
+        """Cumulative (bytes, busy_time_ns) per link, in link-id order, for sampling during a run.
+
+        Backends override this with a cheap read of their counters; this default builds link_stats().
+        """
+        frame = self.link_stats()
+        return frame["bytes"].tolist(), frame["busy_time_ns"].tolist()
 
     def waiting(self) -> list[str]:
         """Every posted receive that has not been matched: non-empty after a run means a hang."""
@@ -163,7 +194,8 @@ class Network(ABC):
 
     @abstractmethod
     def link_stats(self) -> pd.DataFrame:
-        """One row per directed link: link_id, src, dst, kind, dim, bytes, busy_time_ns, utilization, ..."""
+        """One row per directed link, in link-id order, with at least the columns of
+        `netsim.report.LINK_COLUMNS` (a backend that does not model a column fills it with NaN)."""
 
     def stats(self) -> dict[str, pd.DataFrame]:
         """DataFrames of the run so far: `links` (per link) and `npus` (per NPU)."""

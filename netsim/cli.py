@@ -14,6 +14,7 @@ from netsim import report
 from netsim.config import did_you_mean, parse_override, settings_of, toml_key
 from netsim.errors import ConfigError, NetsimError
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
+from netsim.progress import tick, watching
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
@@ -54,17 +55,22 @@ def output_dir(args, name: str) -> Path:
     return Path(args.out) if args.out else Path.cwd() / "netsim-out" / name
 
 
-def finish(args, console: Console, result, print_table) -> None:
-    """Write the run's folder, then print the summary (table, or JSON with --json)."""
+def finish(args, console: Console, result, print_table) -> int:
+    """Write the run's folder, then print the summary (table, or JSON with --json).
+
+    Returns the exit status: 130 when the run was interrupted (its partial results are written)."""
     from netsim.runner import write_outputs
 
     out = write_outputs(result, output_dir(args, result.name))
     if args.json:
         print(json.dumps(result.summary, indent=2, default=report.json_default))
-        return
-    if not args.quiet:
+    elif not args.quiet:
         print_table(console, result)
         console.print(f"[dim]wrote {out}[/dim]")
+    if result.summary.get("partial"):
+        print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
+        return 130
+    return 0
 
 
 def print_run(console: Console, result) -> None:
@@ -83,8 +89,13 @@ def print_run(console: Console, result) -> None:
                   f"{format_time(s['compute_comm_overlap_ns'])} ({s['overlap_fraction']:.1%} of comm)")
     if "pipeline_bubble_fraction" in s:
         table.add_row("pipeline bubble fraction (NPU 0)", f"{s['pipeline_bubble_fraction']:.4f}")
-    finish_times = s["npu_finish_time_ns"]
-    table.add_row("NPU finish time min / max", f"{format_time(min(finish_times))} / {format_time(max(finish_times))}")
+    finish_times = [t for t in s["npu_finish_time_ns"] if t is not None]
+    if finish_times:
+        table.add_row("NPU finish time min / max",
+                      f"{format_time(min(finish_times))} / {format_time(max(finish_times))}")
+    if s["partial"]:
+        table.add_row("PARTIAL", f"interrupted at {format_time(s['simulated_time_ns'])}; "
+                                 f"{len(s['npu_finish_time_ns']) - len(finish_times)} NPUs unfinished")
     table.add_row("slowest NPU", str(s["slowest_npu"]))
     table.add_row("passes", str(s["passes"]))
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
@@ -126,8 +137,10 @@ def print_links(console: Console, links, top: int = 5) -> None:
     console.print(table)
 
 
-# ---------------------------------------------------------------------------- commands
-def cmd_run(args, console: Console) -> None:
+# ---------------------------------------------------------------------------- simulations
+# A scenario turns parsed arguments into a RunResult under a monitor; `netsim sweep` runs the same
+# scenarios for each point of a study, so a point behaves exactly like the command line it stands for.
+def scenario_run(args, monitor):
     from netsim.runner import run_training
     from system import load_system
     from workload import load_workload, with_overrides
@@ -140,12 +153,11 @@ def cmd_run(args, console: Console) -> None:
                                                              for path, value in workload_items])
     if args.passes < 1:
         raise ConfigError(f"--passes {args.passes}: expected a whole number >= 1")
-    with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
-        result = run_training(network, system, workload, passes=args.passes, seed=args.seed)
-    finish(args, console, result, print_run)
+    monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})"
+    return run_training(network, system, workload, passes=args.passes, seed=args.seed, monitor=monitor)
 
 
-def cmd_collective(args, console: Console) -> None:
+def scenario_collective(args, monitor):
     from netsim.runner import run_collective
     from system import load_system
 
@@ -168,13 +180,13 @@ def cmd_collective(args, console: Console) -> None:
         system_overrides.append(([f"{args.kind}-implementation"], args.algorithm))
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
-    with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
-        result = run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify)
-    finish(args, console, result, print_collective)
+    monitor.title = f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} ({network.backend})"
+    return run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify, monitor=monitor)
 
 
-def cmd_synth(args, console: Console) -> None:
-    """Synthetic traffic on the packet backend: one offered load, or a sweep up to saturation."""
+def scenario_synth(args, monitor):
+    """Synthetic traffic on the packet backend: one offered load (progress in cycles), or a sweep up
+    to saturation (no progress inside it)."""
     import pandas as pd
 
     from netsim import traffic
@@ -183,8 +195,7 @@ def cmd_synth(args, console: Console) -> None:
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
     if args.sweep:
-        with console.status("sweeping offered load...", spinner="dots") if show_status(args, console) else _nothing():
-            points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed)
+        points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed)
         summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": saturation, "sweep_points": len(points)})
         tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
@@ -192,16 +203,31 @@ def cmd_synth(args, console: Console) -> None:
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
-        with console.status("simulating...", spinner="dots") if show_status(args, console) else _nothing():
-            summary = traffic.run_synth(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed)
-        tables = {}
+        run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed, None)
+        monitor.title = f"netsim synth: {args.pattern} at {args.rate:g} on {network.name}"
+        clock = run.network.clock
+        monitor.tracker = lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}")
+        tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
+        summary = run.execute()
+        monitor.finish(run.network)
+        tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}
     for key in [k for k, v in summary.items() if isinstance(v, pd.DataFrame)]:
         tables[key] = summary.pop(key)
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
                "backend": "garnet", "partial": False, "seed": args.seed,
                "network": {"name": network.name, "path": network.path, "config": network.table}}
-    finish(args, console, RunResult(name, summary, tables), print_synth)
+    return RunResult(name, summary, tables)
+
+
+def cmd_simulate(args, console: Console) -> int:
+    """run, collective and synth: the scenario under a progress monitor, then the output folder."""
+    from netsim.progress import RunMonitor, make_view
+
+    monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
+    with watching(monitor):
+        result = args.scenario(args, monitor)
+    return finish(args, console, result, args.printer)
 
 
 def print_synth(console: Console, result) -> None:
@@ -256,31 +282,65 @@ def cmd_topo(args, console: Console) -> None:
 
 
 def cmd_report(args, console: Console) -> None:
-    summary, tables = report.load_output(Path(args.dir))
+    """A run's folder as a terminal report: summary, per-dimension utilization, busiest links and
+    most congested ports; with --plot, PNGs beside the CSVs."""
+    out_dir = Path(args.dir)
+    summary, tables = report.load_output(out_dir)
+    if args.plot:
+        from netsim.plots import write_plots
+
+        written = write_plots(out_dir, summary, tables)
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    table = Table(title=f"netsim report: {summary.get('name', args.dir)}")
+    title = f"netsim report: {summary.get('name', args.dir)}" + (" (PARTIAL)" if summary.get("partial") else "")
+    table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in summary.items():
-        if isinstance(value, (int, float, str, bool)) and not isinstance(value, bool) or isinstance(value, bool):
+        if isinstance(value, (int, float, str, bool)):
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
     console.print(table)
     if "links" in tables:
         print_links(console, tables["links"], args.top)
+        print_ports(console, tables["links"], args.top)
+    if args.plot:
+        for path in written:
+            console.print(f"[dim]wrote {path}[/dim]")
 
 
-class _nothing:
-    def __enter__(self):
-        return self
+def print_ports(console: Console, links, top: int) -> None:
+    ports = report.congested_ports(links, top)
+    if ports.empty:
+        console.print("[dim]no buffer statistics (the analytical backend models no buffers)[/dim]")
+        return
+    table = Table(title=f"top {top} congested input ports (receiving end of a link)")
+    for column in ("link", "src", "dst", "dim", "credit stall", "mean flits", "max VC flits"):
+        table.add_column(column, justify="right")
+    for row in ports.itertuples():
+        table.add_row(str(row.link_id), str(row.src), str(row.dst), str(row.dim), format_time(row.credit_stall_time_ns),
+                      f"{row.mean_buffer_flits:.2f}", f"{row.max_vc_flits:g}")
+    console.print(table)
 
-    def __exit__(self, *exc):
-        return False
 
+def cmd_sweep(args, console: Console) -> int:
+    """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes."""
+    from netsim.progress import make_view
+    from netsim.sweep import load_study, run_study
 
-def show_status(args, console: Console) -> bool:
-    return console.is_terminal and not args.quiet and not args.json
+    study = load_study(Path(args.study))
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError(f"--jobs {args.jobs}: expected a whole number >= 1")
+    counts = run_study(study, args.jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
+    if args.json:
+        print(json.dumps(counts, indent=2))
+    elif not args.quiet:
+        console.print(f"{counts['points']} points: {counts['skipped']} already done, {counts['ok']} ok, "
+                      f"{counts['failed']} failed; results in {counts['results']}")
+    if counts["interrupted"]:
+        print(f"netsim: interrupted; finished points are in {counts['results']} (rerun to resume)", file=sys.stderr)
+        return 130
+    return 0
 
 
 # ---------------------------------------------------------------------------- parser
@@ -304,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", choices=BACKEND_NAMES, help="override the network config's backend")
     run.add_argument("--passes", type=int, default=1, help="training iterations to simulate (default 1)")
     common(run)
-    run.set_defaults(handler=cmd_run)
+    run.set_defaults(handler=cmd_simulate, scenario=scenario_run, printer=print_run)
 
     coll = commands.add_parser("collective", help="time one collective on every NPU")
     coll.add_argument("kind", choices=COLLECTIVES)
@@ -317,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     coll.add_argument("--verify", action="store_true",
                       help="carry real payloads and check every NPU's result (sizes up to a few MiB)")
     common(coll)
-    coll.set_defaults(handler=cmd_collective)
+    coll.set_defaults(handler=cmd_simulate, scenario=scenario_collective, printer=print_collective)
 
     synth = commands.add_parser("synth", help="synthetic traffic on the packet backend (latency vs load)")
     synth.add_argument("--network", default=DEFAULT_SYNTH_NETWORK, help=f"default {DEFAULT_SYNTH_NETWORK}")
@@ -328,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")
     synth.add_argument("--sweep", action="store_true", help="walk offered load up to saturation")
     common(synth)
-    synth.set_defaults(handler=cmd_synth)
+    synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
@@ -337,9 +397,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = commands.add_parser("report", help="summarise a run's output folder")
     rep.add_argument("dir")
-    rep.add_argument("--top", type=int, default=5, help="how many of the busiest links to list")
+    rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
+    rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
     common(rep)
     rep.set_defaults(handler=cmd_report)
+
+    sweep = commands.add_parser("sweep", help="run a study: a grid of scenarios, in parallel, resumable")
+    sweep.add_argument("study", help="study TOML (base scenario, [grid] and [zip] lists; see README)")
+    sweep.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
+    sweep.add_argument("--scheduler", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs netsim[dask])")
+    common(sweep)
+    sweep.set_defaults(handler=cmd_sweep)
 
     work = commands.add_parser("workload", help="workload tools")
     work_commands = work.add_subparsers(dest="workload_command", required=True, metavar="TOOL")
@@ -364,14 +432,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(stderr=args.json, quiet=args.quiet)
     try:
-        args.handler(args, console)
+        return args.handler(args, console) or 0
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("netsim: interrupted", file=sys.stderr)
         return 130
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Link-utilization and run summaries as tables: what `netsim run` prints and `netsim report` reads."""
+"""Link-utilization and run summaries as tables: what `netsim run` prints and `netsim report` reads.
+
+`LINK_COLUMNS` is the contract of links.csv: every backend writes at least these columns (one
+row per directed link, in link-id order); a column a backend does not model is NaN.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,24 @@ def json_default(value):
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+LINK_COLUMNS = {
+    "link_id": "index of the directed link in the topology",
+    "src": "node the link leaves (NPU ids first, then switches)",
+    "dst": "node the link enters",
+    "kind": "npu-npu, npu-switch, switch-npu, switch-switch, ...",
+    "dim": "topology dimension (level) of the link; -1 for links outside any dimension",
+    "bandwidth_GBps": "link bandwidth (GB/s = bytes/ns)",
+    "latency_ns": "link latency",
+    "bytes": "payload bytes that crossed the link",
+    "flits": "flits that crossed the link (packet backend; NaN in the analytical model)",
+    "busy_time_ns": "time the link spent serializing data",
+    "utilization": "busy_time_ns / simulated time (analytical: may exceed 1, what congestion would cost)",
+    "mean_buffer_flits": "mean flits held in the receiving input port (all VCs; NaN analytical)",
+    "max_vc_flits": "peak flits held in one VC of the receiving input port (NaN analytical)",
+    "credit_stall_time_ns": "time flits waited at the link's output for a credit (NaN analytical)",
+}
+
+
 def per_dimension_utilization(links: pd.DataFrame) -> pd.DataFrame:
     """Per dimension: links, bytes, mean and max utilization, imbalance (max / mean)."""
     grouped = links.groupby("dim")
@@ -40,6 +62,27 @@ def busiest_links(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
     """The `top` links by utilization (ties by link id, so the order is stable)."""
     ordered = links.sort_values(["utilization", "link_id"], ascending=[False, True])
     return ordered.head(top)[["link_id", "src", "dst", "kind", "dim", "bytes", "utilization"]]
+
+
+def congested_ports(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
+    """The `top` receiving input ports by credit-stall time, then mean occupancy (empty when the
+    backend models no buffers)."""
+    columns = ["link_id", "src", "dst", "dim", "credit_stall_time_ns", "mean_buffer_flits", "max_vc_flits"]
+    if "credit_stall_time_ns" not in links or links["credit_stall_time_ns"].isna().all():
+        return pd.DataFrame(columns=columns)
+    ordered = links.sort_values(["credit_stall_time_ns", "mean_buffer_flits", "link_id"],
+                                ascending=[False, False, True])
+    return ordered.head(top)[columns]
+
+
+def interval_utilization(timeseries: pd.DataFrame) -> pd.DataFrame:
+    """From link_timeseries.csv's cumulative counters: per link and sampling interval, the
+    utilization (busy time / interval) at the interval's end `time_ns`."""
+    frame = timeseries.sort_values(["link_id", "time_ns"]).copy()
+    grouped = frame.groupby("link_id")
+    span = grouped["time_ns"].diff()
+    frame["utilization"] = (grouped["busy_time_ns"].diff() / span).where(span > 0)
+    return frame.dropna(subset=["utilization"])[["time_ns", "link_id", "utilization"]]
 
 
 def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:

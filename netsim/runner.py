@@ -2,13 +2,17 @@
 
 Each entry point returns a `RunResult`: the `summary` dict (summary.json) and named tables
 (each written as NAME.csv). `write_outputs` writes them into one output folder.
+
+A run takes an optional `RunMonitor` (netsim.progress): it shows progress, samples link counters
+(link_timeseries.csv) and stops the run on Ctrl-C; a stopped run still returns its result, with
+`partial: true` and everything measured up to the moment it stopped.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +21,7 @@ from netsim import report
 from netsim.backends import create_network
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
+from netsim.progress import NullView, RunMonitor
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
 from workload.report import detailed_frame, end_to_end_frame, overlap, totals
@@ -32,13 +37,13 @@ class RunResult:
 
 
 def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
-                     seed: int) -> dict:
+                     seed: int, partial: bool) -> dict:
     summary = {
         "backend": network.backend_name,
         "wall_time_s": wall,
         "events": network.events,
         "simulated_time_ns": network.env.now,
-        "partial": False,
+        "partial": partial,
         "seed": seed,
         "network": {"name": network_cfg.name, "path": network_cfg.path, "topology": network.topology.summary(),
                     "config": network_cfg.table},
@@ -58,9 +63,46 @@ def _check_finished(network, unfinished: list[int]) -> None:
                         f"{': ' + detail if detail else ''}")
 
 
+def _network_tables(network, monitor: RunMonitor) -> dict[str, pd.DataFrame]:
+    """The backend's tables (links, npus, and what else it reports), the link time series and, for
+    backends that packetize (they expose `packet_stats`), the packet-latency histogram."""
+    tables = dict(network.stats())
+    tables["link_timeseries"] = monitor.sampler.frame()
+    packet_stats = getattr(network, "packet_stats", None)
+    if packet_stats is not None and packet_stats.histogram:
+        tables["packet_latency"] = pd.DataFrame(sorted(packet_stats.histogram.items()),
+                                                columns=["latency_cycles", "packets"])
+    return tables
+
+
+def _simulate(network, monitor: RunMonitor) -> bool:
+    """Run to the end (or to Ctrl-C); True if stopped early."""
+    stopped = network.run(monitor=monitor)
+    monitor.finish(network)
+    return stopped
+
+
+def training_tracker(runs: list, workload: Workload, passes: int):
+    """Progress of a training run: NPU 0's compute done over its expected compute, as passes and layers."""
+    per_pass = sum(layer.fwd_compute + layer.ig_compute + layer.wg_compute for layer in workload.layers) or 1
+    n_layers = len(workload.layers)
+
+    def track(network) -> tuple[float, str]:
+        if all(run.finished_at is not None for run in runs):
+            return 1.0, f"pass {passes}/{passes}, done"
+        done = sum(sum(stats.compute.values()) for stats in runs[0].layers) / (per_pass * passes)
+        done = min(done, 0.999)
+        pass_index = min(passes, int(done * passes) + 1)
+        layer = min(n_layers, int((done * passes) % 1 * n_layers) + 1)
+        return done, f"pass {pass_index}/{passes}, layer ~{layer}/{n_layers} (NPU 0)"
+
+    return track
+
+
 def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
-                 seed: int = 0) -> RunResult:
+                 seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
     """Simulate `passes` training iterations of `workload` on every NPU."""
+    monitor = monitor or RunMonitor()
     loop = loop_for(workload)
     started = time.perf_counter()
     topology = network_cfg.build_topology()
@@ -73,15 +115,18 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
 
     for run in runs:
         network.env.process(loop(run)).callbacks.append(mark_finished(run))
-    network.run()
-    _check_finished(network, [run.npu for run in runs if run.finished_at is None])
+    monitor.tracker = training_tracker(runs, workload, passes)
+    partial = _simulate(network, monitor)
+    if not partial:
+        _check_finished(network, [run.npu for run in runs if run.finished_at is None])
     wall = time.perf_counter() - started
 
-    finish_times = [run.finished_at for run in runs]
-    slowest = max(range(len(runs)), key=lambda i: finish_times[i])
+    finish_times = [run.finished_at for run in runs]  # None: not finished (partial run)
+    end_times = [network.env.now if t is None else t for t in finish_times]
+    slowest = max(range(len(runs)), key=lambda i: end_times[i])
     per_npu = [totals(run) for run in runs]
     first = per_npu[0]
-    end_to_end = max(finish_times)
+    end_to_end = max(end_times)
     summary = {
         "name": f"{workload.name}-{network_cfg.name}",
         "end_to_end_time_ns": end_to_end,
@@ -93,15 +138,15 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
         "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
         "slowest_npu": slowest,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
     }
-    if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0:
+    if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0 and not partial:
         # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule
         summary["pipeline_bubble_fraction"] = (finish_times[0] - first["compute_time_ns"]) / first["compute_time_ns"]
     tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
-              "links": network.link_stats(), "npus": network.npu_stats()}
+              **_network_tables(network, monitor)}
     return RunResult(summary["name"], summary, tables)
 
 
@@ -118,13 +163,31 @@ BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
 }
 
 
+def collective_tracker(expected_bytes: int | None):
+    """Progress of a collective: bytes delivered over the bytes it will send (from the analytical
+    model, which sends the same messages), or over the bytes sent so far when that is unknown."""
+
+    def track(network) -> tuple[float, str]:
+        delivered = sum(network.bytes_received)
+        total = expected_bytes or sum(network.bytes_sent) or 1
+        return delivered / total, f"{delivered:,} of {total:,} bytes delivered"
+
+    return track
+
+
 def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int,
-                   seed: int = 0, verify: bool = False) -> RunResult:
+                   seed: int = 0, verify: bool = False, monitor: RunMonitor | None = None) -> RunResult:
     """Every NPU issues one `kind` collective of `nbytes` at time 0; report its time and bandwidths.
 
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
+    expected_bytes = None
+    if monitor is not None and not isinstance(monitor.view, NullView) and network_cfg.backend != "analytical":
+        analytical = replace(network_cfg, backend="analytical")
+        expected_bytes = run_collective(analytical, system_cfg, kind, nbytes, seed).summary["bytes_sent_total"]
+    monitor = monitor or RunMonitor()
+    monitor.tracker = collective_tracker(expected_bytes)
     started = time.perf_counter()
     topology = network_cfg.build_topology()
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
@@ -138,12 +201,13 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
                               f"NPUs is too large; verify at most {MAX_ELEMENTS // topology.npus} B")
         functional = Functional(systems, seed)
     events = [system.collective(kind, nbytes) for system in systems]
-    network.run()
-    _check_finished(network, [i for i, event in enumerate(events) if not event.processed])
-    if functional is not None:
-        functional.verify()
+    partial = _simulate(network, monitor)
+    if not partial:
+        _check_finished(network, [i for i, event in enumerate(events) if not event.processed])
+        if functional is not None:
+            functional.verify()
     wall = time.perf_counter() - started
-    duration = max(event.value.finished_at for event in events)
+    duration = network.env.now if partial else max(event.value.finished_at for event in events)
     n = topology.npus
     data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
     algbw = data_bytes / duration if duration > 0 else float("inf")
@@ -156,15 +220,16 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         "algbw_GBps": algbw,
         "busbw_GBps": algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
-        "verified": verify,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed),
+        "verified": verify and not partial,
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
     }
-    record = events[0].value
-    phases = pd.DataFrame([
-        {"chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm, "bytes": p.nbytes,
-         "queueing_delay_ns": p.queueing_delay_ns, "network_delay_ns": p.network_delay_ns}
-        for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)])
-    tables = {"detailed": phases, "links": network.link_stats(), "npus": network.npu_stats()}
+    tables = _network_tables(network, monitor)
+    if events[0].processed:
+        record = events[0].value
+        tables["detailed"] = pd.DataFrame([
+            {"chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm, "bytes": p.nbytes,
+             "queueing_delay_ns": p.queueing_delay_ns, "network_delay_ns": p.network_delay_ns}
+            for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)])
     return RunResult(summary["name"], summary, tables)
 
 

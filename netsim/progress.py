@@ -1,0 +1,213 @@
+"""Live progress of a run, plain progress lines when not on a terminal, and a clean Ctrl-C.
+
+A `RunMonitor` is handed to `Network.run` (the `Monitor` protocol of netsim.api): every `stride`
+events it samples link counters (netsim.timeseries), notices Ctrl-C, and at most a few times a
+second of wall time refreshes the view. What "progress" means (passes and layers, bytes
+delivered, cycles) is the caller's: a `tracker(network) -> (fraction done, text)`.
+
+Views: `LiveView` (rich Live, on a terminal), `LineView` (one plain line every few seconds, for
+CI and pipes) and `NullView` (--quiet). None of them affects the simulation's results.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from contextlib import contextmanager
+from typing import Callable
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from netsim.timeseries import LinkSampler
+from netsim.units import format_time
+
+LIVE_PERIOD_S = 0.25  # the live view refreshes at most 4 times a second
+LINE_PERIOD_S = 5.0  # a plain progress line at most every 5 s
+BUSIEST_SHOWN = 3
+
+Tracker = Callable[[object], "tuple[float, str]"]
+
+
+class Snapshot:
+    """What a view shows: filled by RunMonitor.snapshot (or by the sweep runner)."""
+
+    def __init__(self, title: str, fraction: float, text: str, wall_s: float, sim_ns: float | None = None,
+                 events: int | None = None, in_flight: int | None = None, busiest: list | None = None):
+        self.title = title
+        self.fraction = max(0.0, min(1.0, fraction))
+        self.text = text
+        self.wall_s = wall_s
+        self.sim_ns = sim_ns
+        self.events = events
+        self.in_flight = in_flight
+        self.busiest = busiest or []
+
+    def eta_s(self) -> float | None:
+        """Wall seconds left, assuming the rest goes at the average pace so far."""
+        if self.fraction <= 0.0 or self.wall_s <= 0.0:
+            return None
+        return self.wall_s * (1.0 - self.fraction) / self.fraction
+
+    def fields(self) -> list[tuple[str, str]]:
+        eta = self.eta_s()
+        rows = [("progress", f"{self.fraction:6.1%}  {self.text}")]
+        if self.sim_ns is not None:
+            rows.append(("simulated time", format_time(self.sim_ns)))
+        rows.append(("wall time", f"{self.wall_s:.1f} s" + (f" (ETA {eta:.0f} s)" if eta is not None else "")))
+        if self.events is not None:
+            rate = self.events / self.wall_s if self.wall_s > 0 else 0.0
+            rows.append(("events", f"{self.events:,} ({rate:,.0f}/s)"))
+        if self.in_flight is not None:
+            rows.append(("messages in flight", f"{self.in_flight:,}"))
+        if self.busiest:
+            rows.append(("busiest links now", ", ".join(f"{src}->{dst} {util:.0%}" for src, dst, util in self.busiest)))
+        return rows
+
+    def line(self) -> str:
+        return f"{self.title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
+
+    def table(self) -> Table:
+        table = Table(title=self.title, show_header=False, box=None, pad_edge=False)
+        table.add_column(style="dim")
+        table.add_column()
+        for key, value in self.fields():
+            table.add_row(key, value)
+        return table
+
+
+class NullView:
+    period = float("inf")
+
+    def update(self, snapshot: Snapshot) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class LineView:
+    """One plain progress line on stderr every LINE_PERIOD_S at most (not a terminal)."""
+
+    period = LINE_PERIOD_S
+
+    def __init__(self, console: Console):
+        self.console = console
+
+    def update(self, snapshot: Snapshot) -> None:
+        self.console.print(snapshot.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def close(self) -> None:
+        pass
+
+
+class LiveView:
+    """A rich Live table, refreshed by hand (no refresh thread) at most every LIVE_PERIOD_S."""
+
+    period = LIVE_PERIOD_S
+
+    def __init__(self, console: Console):
+        self.live = Live(console=console, auto_refresh=False, transient=True)
+        self.live.start()
+
+    def update(self, snapshot: Snapshot) -> None:
+        self.live.update(snapshot.table(), refresh=True)
+
+    def close(self) -> None:
+        self.live.stop()
+
+
+def make_view(console: Console, quiet: bool):
+    """Live on a terminal, plain lines otherwise, nothing with --quiet."""
+    if quiet:
+        return NullView()
+    return LiveView(console) if console.is_terminal else LineView(console)
+
+
+class RunMonitor:
+    """The Monitor of one simulation: sampling, Ctrl-C, and the view. See the module docstring."""
+
+    stride = 256  # events between checks: one integer compare per event in Network.run
+
+    def __init__(self, title: str = "netsim", view=None, tracker: Tracker | None = None):
+        self.title = title
+        self.view = view or NullView()
+        self.tracker = tracker
+        self.sampler = LinkSampler()
+        self.interrupted = False
+        self.started = time.perf_counter()
+        self.next_refresh = self.started + min(self.view.period, 1.0)
+        self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
+
+    def check(self, network) -> bool:
+        self.sampler.maybe_sample(network)
+        if self.interrupted:
+            return True
+        now = time.perf_counter()
+        if now >= self.next_refresh:
+            self.next_refresh = now + self.view.period
+            self.view.update(self.snapshot(network))
+        return False
+
+    def finish(self, network) -> None:
+        """After the run: the last sample; the view is closed by `watching`."""
+        self.sampler.sample(network)
+
+    def snapshot(self, network) -> Snapshot:
+        fraction, text = self.tracker(network) if self.tracker else (0.0, "")
+        _bytes, busy = self.sampler.read(network)
+        now = network.env.now
+        busiest = []
+        if self._last is not None and now > self._last[0]:
+            span = now - self._last[0]
+            deltas = sorted(((b - a) / span, i) for i, (a, b) in enumerate(zip(self._last[1], busy)))
+            links = network.topology.links
+            busiest = [(links[i].src, links[i].dst, util) for util, i in reversed(deltas[-BUSIEST_SHOWN:]) if util > 0]
+        self._last = (now, busy)
+        return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events,
+                        network.in_flight(), busiest)
+
+
+@contextmanager
+def interruptible(monitor):
+    """While inside: the first Ctrl-C sets `monitor.interrupted` (the run stops at its next check and
+    reports what it simulated); a second one raises KeyboardInterrupt as usual."""
+
+    def handler(signum, frame):
+        if monitor.interrupted:
+            raise KeyboardInterrupt
+        monitor.interrupted = True
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread (e.g. a worker): no handler to install
+        previous = None
+    try:
+        yield monitor
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def watching(monitor: RunMonitor):
+    """Ctrl-C handling and the view's lifetime around a run."""
+    with interruptible(monitor):
+        try:
+            yield monitor
+        finally:
+            monitor.view.close()
+
+
+def tick(network, period_ns: float, monitor: RunMonitor) -> None:
+    """For runs driven by `env.run` rather than Network.run (synthetic traffic): check the monitor
+    every `period_ns` of simulated time; on Ctrl-C raise KeyboardInterrupt out of the simulation.
+    The checks only read state, so they do not change the results."""
+
+    def fire(_event) -> None:
+        if monitor.check(network):
+            raise KeyboardInterrupt
+        network.env.timeout(period_ns).callbacks.append(fire)
+
+    network.env.timeout(period_ns).callbacks.append(fire)

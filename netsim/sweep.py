@@ -1,0 +1,293 @@
+"""`netsim sweep STUDY.toml`: a grid of scenarios, run in parallel, resumable, one JSON line per point.
+
+A study file:
+
+    seed = 1                         # study seed; each point's seed derives from it
+    results = "results.jsonl"        # default: STUDY.results.jsonl beside the study file
+    [base]                           # one scenario, as on the command line
+    command = "collective"           # run | collective | synth
+    kind = "all-reduce"              # collective's KIND (positional)
+    size = "1MiB"
+    network = "torus-4x4"
+    backend = "garnet"
+    "garnet.vcs" = 2                 # any other key is a --set KEY=VALUE override
+    [grid]                           # cartesian product of these lists
+    "garnet.buffer_flits" = [2, 4, 8]
+    [zip]                            # lists of one length, varied together (times the grid)
+    size = ["1KiB", "1MiB"]
+    network = ["torus-4x4", "switch-16"]
+
+A point is exactly the command line it stands for (the CLI's scenario functions run it), so every
+option and every network, system or workload key can be varied. Points run in worker processes
+(`jobs`), or on a Dask cluster (`scheduler`). Each finished point is appended to the results file
+at once, so a crash or Ctrl-C loses nothing; a rerun skips the points already there (resume), and
+retries failed ones. A failing point is recorded with its one-line error and the sweep goes on.
+When all points are done the file is rewritten in point order: the same study gives the same file
+however it was interrupted and whatever the number of workers (each point's seed comes from the
+study seed through numpy's SeedSequence; wall times are left out for that reason).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import signal
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from netsim.config import read_toml
+from netsim.errors import ConfigError, NetsimError
+from netsim.progress import Snapshot, interruptible
+
+COMMANDS = ("run", "collective", "synth")
+POSITIONAL = {"collective": ("kind",)}
+LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
+
+
+@dataclass(frozen=True)
+class Point:
+    """One scenario of a study: its index, varied parameters, full parameters and seed."""
+
+    index: int
+    varied: dict
+    params: dict
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """Stable id: the same parameters and seed are the same point in any later run."""
+        text = json.dumps({"params": self.params, "seed": self.seed}, sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Study:
+    path: Path
+    seed: int
+    results: Path
+    points: tuple
+
+
+def _lists(table, name: str, source) -> dict:
+    for key, values in table.items():
+        if not isinstance(values, list) or not values:
+            raise source.error(f"{name}.{key}", "expected a non-empty list of values")
+    return dict(table)
+
+
+def load_study(path: Path) -> Study:
+    """Read and expand a study file (see the module docstring)."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such study file")
+    table, source = read_toml(path)
+    unknown = set(table) - {"seed", "results", "base", "grid", "zip"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise source.error(key, "unknown key (expected seed, results, [base], [grid], [zip])")
+    base = dict(table.get("base", {}))
+    if base.get("command") not in COMMANDS:
+        raise source.error("base.command", f"expected one of {', '.join(COMMANDS)}")
+    grid = _lists(table.get("grid", {}), "grid", source)
+    zipped = _lists(table.get("zip", {}), "zip", source)
+    lengths = {len(values) for values in zipped.values()}
+    if len(lengths) > 1:
+        raise source.error("zip", f"lists of different lengths {sorted(lengths)}: zipped lists vary together")
+    if "command" in grid or "command" in zipped:
+        raise source.error("grid", "vary one command per study; 'command' belongs in [base]")
+    seed = table.get("seed", 0)
+    if not isinstance(seed, int) or seed < 0:
+        raise source.error("seed", "expected a whole number >= 0")
+    results = path.parent / table.get("results", f"{path.stem}.results.jsonl")
+    return Study(path, seed, results, expand(base, grid, zipped, seed))
+
+
+def expand(base: dict, grid: dict, zipped: dict, seed: int) -> tuple:
+    """The points of a study: the grid's cartesian product times the zipped lists, each point
+    seeded from `seed` by its index (numpy SeedSequence), whatever runs it."""
+    combos = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+    zips = [dict(zip(zipped, values)) for values in zip(*zipped.values())] or [{}]
+    varied = [{**g, **z} for g in combos for z in zips]
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(len(varied))]
+    return tuple(Point(i, v, {**base, **v}, s) for i, (v, s) in enumerate(zip(varied, seeds)))
+
+
+def point_argv(point: Point) -> list[str]:
+    """The command line a point stands for."""
+    from netsim.cli import build_parser
+
+    params = dict(point.params)
+    command = params.pop("command")
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
+    options = {action.dest: action for action in sub._actions if action.option_strings}
+    argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
+    for key, value in params.items():
+        action = options.get(key.replace("-", "_"))
+        if action is None or action.dest in ("set", "seed", "out", "json", "quiet"):
+            rendered = json.dumps(value) if not isinstance(value, str) else value
+            argv += ["--set", f"{key}={rendered}"]
+        elif isinstance(value, bool):
+            argv += [action.option_strings[0]] if value else []
+        else:
+            argv += [action.option_strings[0], str(value)]
+    return argv + ["--seed", str(point.seed), "--quiet"]
+
+
+def run_point(point: Point) -> dict:
+    """Run one point (in a worker); never raises: a failure becomes the record's error."""
+    from netsim.cli import build_parser
+    from netsim.progress import RunMonitor
+
+    record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
+    argv = point_argv(point)
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:
+            raise ConfigError(f"not a valid command line: netsim {' '.join(argv)}") from None
+        result = args.scenario(args, RunMonitor())
+    except NetsimError as exc:
+        return {**record, "status": "error", "error": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - a failing point must not stop the sweep
+        return {**record, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
+    metrics = {key: value for key, value in result.summary.items()
+               if isinstance(value, (bool, int, float, str)) and key not in LEFT_OUT}
+    return {**record, "status": "ok", "result": metrics}
+
+
+def read_results(path: Path) -> dict[str, dict]:
+    """Finished records by point key (the last record of a key wins; a torn last line is ignored)."""
+    records = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            records[record["key"]] = record
+    return records
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # workers: Ctrl-C is the parent's to handle
+
+
+class SweepState:
+    """Monitor of a sweep: Ctrl-C flag (netsim.progress.interruptible) and the progress view."""
+
+    def __init__(self, view, total: int, skipped: int):
+        self.view = view
+        self.total = total
+        self.done = skipped
+        self.failed = 0
+        self.interrupted = False
+        self.started = time.perf_counter()
+        self.next_refresh = 0.0
+
+    def record(self, record: dict) -> None:
+        self.done += 1
+        self.failed += record["status"] != "ok"
+        now = time.perf_counter()
+        if now >= self.next_refresh or self.done == self.total:
+            self.next_refresh = now + self.view.period
+            self.view.update(Snapshot("netsim sweep", self.done / max(1, self.total),
+                                      f"{self.done}/{self.total} points, {self.failed} failed", now - self.started))
+
+
+def _local(points, jobs: int, state: SweepState, emit) -> None:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
+        pending = {pool.submit(run_point, point) for point in points}
+        try:
+            while pending and not state.interrupted:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    emit(future.result())
+        finally:
+            for future in pending:
+                future.cancel()
+            if state.interrupted:
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.terminate()  # running points are lost; finished ones are in the file
+
+
+def _dask(points, scheduler: str, state: SweepState, emit) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ModuleNotFoundError:
+        raise ConfigError("--scheduler needs Dask: pip install 'netsim[dask]'") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except OSError as exc:
+        raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+    with client:
+        futures = client.map(run_point, points, pure=False)
+        try:
+            for future in as_completed(futures):
+                emit(future.result())
+                if state.interrupted:
+                    break
+        finally:
+            client.cancel(futures)
+
+
+def run_study(study: Study, jobs: int | None = None, scheduler: str | None = None, view=None) -> dict:
+    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted)."""
+    from netsim.progress import NullView
+
+    done = {key: record for key, record in read_results(study.results).items() if record["status"] == "ok"}
+    todo = [point for point in study.points if point.key not in done]
+    state = SweepState(view or NullView(), len(study.points), len(study.points) - len(todo))
+    study.results.parent.mkdir(parents=True, exist_ok=True)
+    with open(study.results, "a") as out, interruptible(state):
+        def emit(record: dict) -> None:
+            out.write(json.dumps(record, sort_keys=True) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+            state.record(record)
+
+        if todo and scheduler:
+            _dask(todo, scheduler, state, emit)
+        elif todo:
+            _local(todo, jobs or os.cpu_count() or 1, state, emit)
+    state.view.close()
+    records = read_results(study.results)
+    if not state.interrupted and all(point.key in records for point in study.points):
+        ordered = [records[point.key] for point in study.points]
+        temporary = study.results.with_suffix(".tmp")
+        temporary.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered))
+        os.replace(temporary, study.results)
+    failed = sum(records.get(p.key, {}).get("status") == "error" for p in study.points)
+    return {"points": len(study.points), "skipped": len(study.points) - len(todo), "failed": failed,
+            "ok": sum(records.get(p.key, {}).get("status") == "ok" for p in study.points),
+            "interrupted": state.interrupted, "results": str(study.results)}
+
+
+def sweep(name: str, base: dict, grid: dict, out_dir: Path, zipped: dict | None = None, seed: int = 0,
+          jobs: int | None = None, view=None):
+    """For scripts: run a study given as dicts (results in OUT_DIR/NAME.results.jsonl, resumable
+    like any study) and return its results_frame; raises ConfigError if a point failed."""
+    results = out_dir / f"{name}.results.jsonl"
+    study = Study(out_dir / name, seed, results, expand(base, grid, zipped or {}, seed))
+    counts = run_study(study, jobs, view=view)
+    if counts["interrupted"]:
+        raise KeyboardInterrupt
+    frame = results_frame(results)
+    failed = frame[frame["status"] != "ok"]
+    if len(failed):
+        raise ConfigError(f"{name}: {len(failed)} points failed, e.g. {failed['error'].iloc[0]}")
+    return frame
+
+
+def results_frame(path: Path):
+    """A results file as a DataFrame: point, seed, status, error, varied parameters, metrics."""
+    import pandas as pd
+
+    rows = [{"point": r["point"], "seed": r["seed"], "status": r["status"], "error": r.get("error", ""),
+             **r["params"], **r.get("result", {})} for r in read_results(path).values()]
+    return pd.DataFrame(rows).sort_values("point").reset_index(drop=True) if rows else pd.DataFrame()

@@ -1,0 +1,88 @@
+"""Progress output off a terminal, --quiet, the live view, and Ctrl-C leaving a partial, readable result."""
+
+import io
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+from rich.console import Console
+
+from netsim.backends import create_network
+from netsim.network_config import load_network
+from netsim.progress import LineView, LiveView, RunMonitor, Snapshot
+from tests.test_cli import netsim
+
+ANSI = re.compile(r"\x1b\[")
+
+
+def test_quiet_prints_nothing_and_pipes_get_no_escape_codes(tmp_path):
+    quiet = netsim("collective", "all-reduce", "--size", "1MiB", "--backend", "garnet", "--quiet", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+    piped = netsim("collective", "all-reduce", "--size", "1MiB", "--backend", "garnet", cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    assert not ANSI.search(piped.stdout + piped.stderr)
+
+
+def test_monitor_refreshes_its_view_at_most_at_its_period():
+    class Counting(LineView):
+        period = 3600.0
+
+        def __init__(self):
+            super().__init__(Console(file=io.StringIO()))
+            self.updates = 0
+
+        def update(self, snapshot):
+            self.updates += 1
+
+    config = load_network("torus-4x4")
+    network = create_network("analytical", config.build_topology(), config=config)
+    for tag in range(200):
+        for src in range(16):
+            network.endpoint(src).send((src + 5) % 16, 1024, tag=tag)
+    view = Counting()
+    monitor = RunMonitor("t", view)
+    monitor.next_refresh = 0.0  # the first check refreshes; the next not for an hour
+    assert network.run(monitor=monitor) is False
+    assert view.updates == 1 and network.events > 10 * RunMonitor.stride
+
+
+def test_snapshot_line_and_live_table():
+    snap = Snapshot("netsim run", 0.25, "pass 1/2", wall_s=2.0, sim_ns=1500.0, events=4000, in_flight=7,
+                    busiest=[(0, 1, 0.93)])
+    line = snap.line()
+    assert "25.0%" in line and "ETA 6 s" in line and "2,000/s" in line and "0->1 93%" in line
+    console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    view = LiveView(console)
+    view.update(snap)
+    view.close()
+    assert "messages in flight" in console.file.getvalue()
+
+
+def test_ctrl_c_writes_a_partial_readable_result(tmp_path):
+    exe = shutil.which("netsim")
+    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    out = tmp_path / "partial"
+    # a long run (ResNet-50 on the packet backend); stderr is a pipe, so plain progress lines
+    process = subprocess.Popen([*command, "run", "--backend", "garnet", "--out", str(out)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first_line = process.stderr.readline()  # the first progress line: the run is under way
+    assert "progress" in first_line and "simulated time" in first_line and not ANSI.search(first_line)
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert time.monotonic() - started < 10
+    assert "partial results written" in stderr and "Traceback" not in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["partial"] is True and None in summary["npu_finish_time_ns"]
+    assert 0 < summary["end_to_end_time_ns"] == summary["simulated_time_ns"]
+    links = pd.read_csv(out / "links.csv")
+    assert links["bytes"].sum() > 0
+    assert pd.read_csv(out / "link_timeseries.csv")["time_ns"].max() == summary["simulated_time_ns"]
+    report = subprocess.run([*command, "report", str(out)], cwd=tmp_path, capture_output=True, text=True)
+    assert report.returncode == 0 and "PARTIAL" in report.stdout
