@@ -17,7 +17,7 @@ from typing import Callable
 from netsim.errors import ConfigError
 from netsim.garnet.clock import NEVER
 from netsim.garnet.network import GarnetNetwork
-from netsim.garnet.stats import percentile
+from netsim.garnet.stats import PacketStats
 from netsim.topology import Topology
 
 HOTSPOT_FRACTION = 0.25  # share of hotspot traffic that goes to NPU 0
@@ -150,10 +150,7 @@ class SynthRun:
         self.generated_flits = 0
         self.accepted_flits = 0
         self.measured: set = set()  # messages created in the window, not yet arrived
-        self.latencies: dict[int, int] = {}
-        self.network_latency = 0
-        self.hops = 0
-        self.arrived = 0
+        self.measured_stats = PacketStats()  # packets of measured messages, as they arrive
         self.network.packet_observer = self.observe
         self.sources = [TrafficSource(self, npu, seed) for npu in range(self.topology.npus)]
 
@@ -169,11 +166,7 @@ class SynthRun:
         message = packet.msg
         if message in self.measured:
             self.measured.discard(message)
-            latency = cycle - packet.created
-            self.latencies[latency] = self.latencies.get(latency, 0) + 1
-            self.network_latency += cycle - packet.injected
-            self.hops += packet.hops
-            self.arrived += 1
+            self.measured_stats.add(packet, cycle)
 
     def execute(self) -> dict:
         started = time.perf_counter()
@@ -189,19 +182,15 @@ class SynthRun:
             net.env.run(until=net.clock.ns(now))
         self.stopped = True
         nodes_cycles = self.topology.npus * self.cycles
-        n = self.arrived or 1
+        stats = self.measured_stats.summary()
         return {
             "pattern": self.pattern,
             "rate": self.rate,
             "packet_flits": self.packet_flits,
             "offered_load": self.generated_flits / nodes_cycles,
             "accepted_load": self.accepted_flits / nodes_cycles,
-            "avg_packet_latency_cycles": sum(k * v for k, v in self.latencies.items()) / n,
-            "p99_packet_latency_cycles": percentile(self.latencies, 0.99),
-            "avg_network_latency_cycles": self.network_latency / n,
-            "avg_hops": self.hops / n,
-            "packets": self.arrived,
-            "flits": self.arrived * self.packet_flits,
+            **{key: stats[key] for key in ("avg_packet_latency_cycles", "p99_packet_latency_cycles",
+                                           "avg_network_latency_cycles", "avg_hops", "packets", "flits")},
             "drained": not self.measured,
             "cycles": now,
             "warmup_cycles": self.warmup,

@@ -1,13 +1,21 @@
-"""Benchmark of the packet backend (issue 3's speed figures).
+"""Benchmark of the packet backend (issues 3 and 6): speed of both fidelities, their agreement,
+memory and scale. Prints figures only (no timed assertions anywhere).
 
-(a) 8x8 NoC torus (4 VCs, 4-flit buffers, 4-flit packets, 1-cycle links), uniform random traffic
-    at 0.1 and 0.3 flits/node/cycle for 20,000 cycles;
-(b) ring all-reduce of 64 MiB on the bundled 4x4x4 torus, written with raw endpoint sends and
-    receives along the dimension-0 rings (reduce-scatter then all-gather, 2 x (4 - 1) steps).
-Prints wall time, simulated cycles, flits delivered, router-to-router flit hops per wall second
-and peak RSS. `--profile` prints the top of a cProfile of (a) at 0.3.
+Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
+  flit       8x8 NoC torus (4 VCs, 4-flit buffers, 4-flit packets, 1-cycle links, 4-stage router),
+             uniform random at 0.01 (simulated cycles per wall second), 0.1 and 0.3 (router-to-router
+             flit hops per wall second), flit fidelity;
+  packet     the same at 0.3 with 16-flit packets and 16-flit buffers, both fidelities;
+  agreement  packet vs flit fidelity: latency below saturation and saturation throughput for
+             uniform, transpose and tornado on 4x4 and 8x8 tori and uniform on the 16-port switch
+             (saturation throughput as `netsim synth --sweep` finds it),
+             and collective times (ring and direct all-reduce, direct all-to-all) on a 4x4 torus;
+  allreduce  ring all-reduce of --size (default 1 GiB) on the 4x4x4 torus with 4 KiB packets, raw
+             endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS;
+  scale      all-reduce of 64 MiB over 1024 NPUs (32x32 torus, system layer, ring per dimension)
+             in packet fidelity and on the analytical backend.
 
-    python scripts/bench_network.py [--cycles 20000] [--size 64MiB] [--profile] [--skip-allreduce]
+    python scripts/bench_network.py [--only SCENARIO] [--cycles 20000] [--size 1GiB] [--profile]
 """
 
 from __future__ import annotations
@@ -16,31 +24,100 @@ import argparse
 import cProfile
 import pstats
 import resource
+import subprocess
+import sys
 import time
 
+from netsim.analytical import AnalyticalNetwork
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
-from netsim.traffic import run_synth
+from netsim.traffic import run_synth, sweep_synth
 from netsim.units import parse_size
+from system import build_systems, load_system
+
+SCENARIOS = ("flit", "packet", "agreement", "allreduce", "scale")
 
 
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def synthetic(cycles: int, rate: float) -> dict:
-    config = load_network("torus-8x8-noc")
-    result = run_synth(config, "uniform", rate, 4, cycles, seed=1)
-    return {"scenario": f"(a) 8x8 torus uniform {rate}", "wall_s": result["wall_time_s"],
-            "cycles": result["cycles"], "flits_delivered": result["flits"], "flit_hops": result["flit_hops"],
-            "accepted_load": result["accepted_load"], "avg_latency_cycles": result["avg_packet_latency_cycles"]}
+def noc(dims=(8, 8), fidelity="flit", packet_flits=4, buffer_flits=4):
+    """The issue's NoC scenario: 1-cycle links, 4 VCs, 4-stage router, 16-byte flits."""
+    g = ["garnet"]
+    return load_network("torus-8x8-noc", overrides=[
+        (["topology", "dims"], list(dims)), (g + ["router_latency"], 4), (g + ["fidelity"], fidelity),
+        (g + ["packet_bytes"], 16 * packet_flits), (g + ["buffer_flits"], buffer_flits)])
 
 
-def ring_all_reduce(nbytes: int) -> dict:
-    config = load_network("torus-4x4x4")
+def show_synth(label: str, result: dict) -> None:
+    wall = result["wall_time_s"]
+    print(f"{label}: wall {wall:.2f} s, {result['cycles']} cycles ({result['cycles'] / wall:,.0f} cycles/s), "
+          f"{result['flit_hops']} flit hops ({result['flit_hops'] / wall:,.0f} flit hops/s), accepted "
+          f"{result['accepted_load']:.4f}, avg latency {result['avg_packet_latency_cycles']:.2f} cycles, "
+          f"peak RSS {peak_rss_mib():.0f} MiB", flush=True)
+
+
+def bench_flit(args) -> None:
+    for rate in (0.01, 0.1, 0.3):
+        show_synth(f"flit   8x8 uniform {rate} 4-flit packets", run_synth(noc(), "uniform", rate, 4, args.cycles, 1))
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.runcall(run_synth, noc(), "uniform", 0.3, 4, args.cycles // 4, 1)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+
+
+def bench_packet(args) -> None:
+    for fidelity in ("packet", "flit"):
+        config = noc(fidelity=fidelity, packet_flits=16, buffer_flits=16)
+        show_synth(f"{fidelity:6} 8x8 uniform 0.3 16-flit packets", run_synth(config, "uniform", 0.3, 16, args.cycles, 1))
+
+
+def ratio(packet: float, flit: float) -> str:
+    return f"{(packet - flit) / flit:+.1%}" if flit else "n/a"
+
+
+def bench_agreement(args) -> None:
+    cycles = max(1000, args.cycles // 5)
+    switch = lambda fidelity: load_network("switch-16", overrides=[  # noqa: E731
+        (["topology", "bandwidth"], "16GB/s"), (["topology", "latency"], "1ns"),
+        (["garnet", "clock_ghz"], 1.0), (["garnet", "flit_bytes"], 16), (["garnet", "packet_bytes"], 64),
+        (["garnet", "buffer_flits"], 8), (["garnet", "fidelity"], fidelity)])
+    cases = [(f"torus {d[0]}x{d[1]}", pattern, (lambda fidelity, d=d: noc(d, fidelity)))
+             for d in ((4, 4), (8, 8)) for pattern in ("uniform", "transpose", "tornado")]
+    cases.append(("switch 16", "uniform", switch))
+    print("agreement (packet vs flit fidelity, 4-flit packets, buffers of 4 flits; switch 8):")
+    for name, pattern, make in cases:
+        low = [run_synth(make(f), pattern, 0.1, 4, cycles, 1) for f in ("flit", "packet")]
+        lat = [r["avg_packet_latency_cycles"] for r in low]
+        sat = [sweep_synth(make(f), pattern, 4, cycles, 1)[1] for f in ("flit", "packet")]
+        print(f"  {name:10} {pattern:9} latency at 0.1: flit {lat[0]:.2f} packet {lat[1]:.2f} ({ratio(lat[1], lat[0])}); "
+              f"saturation throughput: flit {sat[0]:.4f} packet {sat[1]:.4f} ({ratio(sat[1], sat[0])})", flush=True)
+    for kind, algorithm in (("all_reduce", "ring"), ("all_reduce", "direct"), ("all_to_all", "direct")):
+        times = [collective_ns(noc((4, 4), f, 8, 8), kind, algorithm, 256 * 1024)[0] for f in ("flit", "packet")]
+        print(f"  torus 4x4  {kind} {algorithm} 256 KiB, 8-flit packets: flit {times[0]:.0f} ns packet "
+              f"{times[1]:.0f} ns ({ratio(times[1], times[0])})", flush=True)
+
+
+def collective_ns(config, kind: str, algorithm: str, nbytes: int, backend=GarnetNetwork) -> tuple[float, float]:
+    """(simulated ns, wall s) of one collective on every NPU through the system layer."""
+    topology = config.build_topology()
+    net = backend(topology, config=config) if backend is GarnetNetwork else backend(topology)
+    key = f"{kind.replace('_', '-')}-implementation"
+    systems = build_systems(net, load_system("default", [([key], [algorithm] * len(topology.dims))]))
+    started = time.perf_counter()
+    for system in systems:
+        getattr(system, kind)(nbytes)
+    net.run()
+    return net.env.now, time.perf_counter() - started
+
+
+def bench_allreduce(args) -> None:
+    nbytes = parse_size(args.size)
+    config = load_network("torus-4x4x4", overrides=[(["garnet", "packet_bytes"], 4096),
+                                                     (["garnet", "fidelity"], "packet")])
     topo = config.build_topology()
     net = GarnetNetwork(topo, config=config)
-    env = net.env
     ring = topo.dims[0].size
     chunk = nbytes // ring
 
@@ -49,45 +126,42 @@ def ring_all_reduce(nbytes: int) -> dict:
         me = peers.index(npu)
         nxt, prev = peers[(me + 1) % ring], peers[(me - 1) % ring]
         endpoint = net.endpoint(npu)
-        for step in range(2 * (ring - 1)):
+        for step in range(2 * (ring - 1)):  # reduce-scatter, then all-gather
             endpoint.send(nxt, chunk, step)
             yield endpoint.recv(prev, chunk, step)
 
     for npu in range(topo.npus):
-        env.process(npu_process(npu))
+        net.env.process(npu_process(npu))
     started = time.perf_counter()
     net.run()
     wall = time.perf_counter() - started
-    return {"scenario": f"(b) ring all-reduce {nbytes / 2**20:g} MiB on 4x4x4", "wall_s": wall,
-            "cycles": net.clock.now_cycle(), "flits_delivered": sum(r.flits for r in net.receivers),
-            "flit_hops": net.flit_hops(), "time_ns": env.now, "flit_bytes": net.flit_bytes,
-            "packet_bytes": net.packet_bytes}
+    packets = net.packet_stats.packets
+    print(f"packet ring all-reduce {args.size} on 4x4x4, 4 KiB packets ({net.flit_bytes}-byte flits): wall {wall:.2f} s, "
+          f"{net.clock.now_cycle()} cycles ({net.env.now / 1e6:.3f} ms simulated), {packets} packets "
+          f"({packets / wall:,.0f} packets/s), {net.flit_hops()} flit hops ({net.flit_hops() / wall:,.0f}/s), "
+          f"peak RSS {peak_rss_mib():.0f} MiB", flush=True)
 
 
-def show(row: dict) -> None:
-    rate = row["flit_hops"] / row["wall_s"] if row["wall_s"] else 0.0
-    extras = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
-                       if k not in ("scenario", "wall_s", "cycles", "flits_delivered", "flit_hops"))
-    print(f"{row['scenario']}: wall {row['wall_s']:.2f} s, {row['cycles']} cycles, "
-          f"{row['flits_delivered']} flits delivered, {row['flit_hops']} flit hops, "
-          f"{rate:,.0f} flit hops/s, peak RSS {peak_rss_mib():.0f} MiB; {extras}")
+def bench_scale(args) -> None:
+    config = load_network("torus-8x8", overrides=[(["topology", "dims"], [32, 32]), (["garnet", "fidelity"], "packet")])
+    for label, backend in (("analytical", AnalyticalNetwork), ("packet", GarnetNetwork)):
+        ns, wall = collective_ns(config, "all_reduce", "ring", 64 * 2**20, backend)
+        print(f"{label:10} all-reduce 64 MiB on 32x32 torus (1024 NPUs): wall {wall:.2f} s, {ns / 1e6:.3f} ms "
+              f"simulated, peak RSS {peak_rss_mib():.0f} MiB", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=SCENARIOS, help="run one scenario in this process")
     parser.add_argument("--cycles", type=int, default=20000)
-    parser.add_argument("--size", default="64MiB")
-    parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--skip-allreduce", action="store_true")
+    parser.add_argument("--size", default="1GiB", help="all-reduce size of the allreduce scenario")
+    parser.add_argument("--profile", action="store_true", help="cProfile the flit scenario at 0.3")
     args = parser.parse_args()
-    for rate in (0.1, 0.3):
-        show(synthetic(args.cycles, rate))
-    if not args.skip_allreduce:
-        show(ring_all_reduce(parse_size(args.size)))
-    if args.profile:
-        profiler = cProfile.Profile()
-        profiler.runcall(synthetic, args.cycles // 4, 0.3)
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+    if args.only:
+        globals()[f"bench_{args.only}"](args)
+        return
+    for name in SCENARIOS:  # a process each: peak RSS per scenario
+        subprocess.run([sys.executable, __file__, "--only", name] + sys.argv[1:], check=True)
 
 
 if __name__ == "__main__":

@@ -184,11 +184,6 @@ def test_bad_config_names_the_key(garnet, key):
         make_config(TOPOLOGIES["ring"], **garnet)
 
 
-def test_packet_fidelity_not_yet_available_is_a_config_error():
-    with pytest.raises(ConfigError, match="fidelity"):
-        build(make_config(TOPOLOGIES["ring"], fidelity="packet"))
-
-
 def test_astra_sim_garnet_files():
     torus = load_network(GARNET_SAMPLES / "sample_torus.txt")
     topo = torus.build_topology()

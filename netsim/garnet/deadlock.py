@@ -20,7 +20,7 @@ def wait_for_graph(routers, cycle: int) -> dict:
     graph: dict[str, list[str]] = {}
     for router in routers:
         for vc in router.active:
-            if vc.ready[0] > cycle:
+            if not vc.ready or vc.ready[0] > cycle:
                 continue
             out = vc.out
             if out is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 from netsim.garnet.clock import NEVER
+from netsim.garnet.router import join
 
 
 class OutputPort:
@@ -18,7 +19,7 @@ class OutputPort:
 
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "busy_until", "eject", "receiver",
                  "dst_router", "dst_port", "dst_vcs", "dst_R", "depth", "credits", "pending", "allocated",
-                 "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes")
+                 "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes", "full")
 
     def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
                  release_on_sent: bool):
@@ -42,6 +43,7 @@ class OutputPort:
         self.tail_sent: list[bool] = []  # per VC: its packet's tail has left (tail-credit release)
         self.release_on_sent = release_on_sent
         self.waiting = False  # a flit here is blocked on credits or VCs: wake the owner on return
+        self.full = None  # (cycle, lo, hi) of the last VC allocation that failed (one try per class and cycle)
         self.stall_since = -1
         self.stall = 0  # cycles flits waited for credits or a VC
         self.flits = 0
@@ -65,6 +67,9 @@ class OutputPort:
         """Count the credits of `vc` that have arrived by `cycle`; returns the credits now held."""
         pending = self.pending[vc]
         credits = self.credits[vc]
+        if pending and pending[-1] <= cycle:  # all of them (common after a whole packet): in bulk
+            credits += len(pending)
+            pending.clear()
         while pending and pending[0] <= cycle:
             pending.popleft()
             credits += 1
@@ -86,11 +91,11 @@ class OutputPort:
         if self.stall_since < 0:
             self.stall_since = cycle
 
-    def wait_credit(self, vc: int, cycle: int) -> int:
-        """A flit waits for a credit of `vc` (none has arrived by `cycle`): when the next one arrives."""
+    def wait_credit(self, vc: int, cycle: int, missing: int = 1) -> int:
+        """Flits wait for `missing` more credits of `vc` than have arrived by `cycle`: when they will have."""
         self._stalled(cycle)
         pending = self.pending[vc]
-        return pending[0] if pending else NEVER
+        return pending[missing - 1] if len(pending) >= missing else NEVER
 
     def wait_vc(self, lo: int, hi: int, cycle: int) -> int:
         """A head flit waits for a VC in [lo, hi): when the first released one gets its last credit."""
@@ -106,6 +111,7 @@ class OutputPort:
         """The tail of `vc`'s packet has been sent: free the VC now (tail-sent) or on its credit."""
         if self.release_on_sent:
             self.allocated[vc] = False
+            self.full = None
             if self.waiting:
                 self.waiting = False
                 self.clock.wake(self.owner, cycle + 1)
@@ -130,9 +136,10 @@ class OutputPort:
         buffer = self.dst_vcs[vc]
         ready = buffer.ready
         router = self.dst_router
-        if not ready:
-            router.active.append(buffer)
+        joins = not ready and not buffer.sent  # else it is mid-packet and keeps its turn
         ready.append(arrival + self.dst_R)
+        if joins:
+            join(router, buffer)
         if head:
             buffer.packets.append(packet)
         if len(ready) > buffer.peak:
@@ -140,6 +147,42 @@ class OutputPort:
         self.clock.wake(router, arrival + self.dst_R)
         if tail:
             self.release(vc, cycle)
+
+    def forward_packet(self, packet, vc: int, departures) -> None:
+        """Send all flits of `packet` into downstream `vc` at once, flit k leaving at `departures[k]`
+        (increasing, at least `cpf` apart; credits for all of them already checked).
+
+        The trick that makes unobstructed packets cheap: the downstream buffer gets every flit's
+        ready-cycle now (a buffer already holds flits still on the wire), the link is reserved up
+        to the tail, and the downstream router is woken once, for the head.
+        """
+        first, last = departures[0], departures[-1]
+        nflits = len(departures)
+        self.busy_until = last + self.cpf
+        self.flits += nflits
+        self.bytes += packet.nbytes
+        if self.stall_since >= 0:
+            self.stall += first - self.stall_since
+            self.stall_since = -1
+        if self.eject:
+            self.receiver.arrive(packet, last + self.lat)
+            return
+        self.credits[vc] -= nflits
+        buffer = self.dst_vcs[vc]
+        ready = buffer.ready
+        joins = not ready
+        delay = self.lat + self.dst_R
+        if type(departures) is range:  # back to back: no list to build
+            ready.extend(range(departures.start + delay, departures.stop + delay, departures.step))
+        else:
+            ready.extend([cycle + delay for cycle in departures])
+        if joins:
+            join(self.dst_router, buffer)
+        buffer.packets.append(packet)
+        if len(ready) > buffer.peak:
+            buffer.peak = len(ready)
+        self.clock.wake(self.dst_router, first + delay)
+        self.release(vc, last)
 
     def credit(self, vc: int, cycle: int) -> None:
         """A credit for `vc` will arrive here at `cycle`."""

@@ -1,4 +1,8 @@
-"""GarnetNetwork: the flit-accurate packet backend behind the NetworkAPI.
+"""GarnetNetwork: the packet backend behind the NetworkAPI, flit-accurate (`fidelity = "flit"`)
+or moving packets as units with virtual cut-through (`fidelity = "packet"`: a packet needs credits
+for all its flits at the next VC, holds the link for its flit count; valid when every VC buffer
+holds a whole packet). Both keep the router pipeline, link latencies, VCs, dateline classes, atomic
+VC allocation, statistics and invariant checks; zero-load latency is the same closed form.
 
 Every topology node is a `Router`; every NPU also has a NIC (`Injector` + `Receiver`) on its own
 injection and ejection ports. Time runs in integer cycles of `clock_ghz` on a `CycleClock` that
@@ -34,7 +38,7 @@ from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.packet import Message, Packet
 from netsim.garnet.params import Params
 from netsim.garnet.router import InputPort, Router
-from netsim.garnet.routing import check_vcs, hop_classes, vc_range
+from netsim.garnet.routing import check_vcs, hop_classes, ring_links, vc_range
 from netsim.garnet.stats import PacketStats, link_extra, nic_frame
 from netsim.topology import Topology
 
@@ -49,19 +53,18 @@ class GarnetNetwork(Network):
     backend_name = "garnet"
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
-                 check_invariants: bool = False, dateline: bool = True, seed: int = 0):
+                 check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True):
         """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig.
 
         `seed` is accepted like every backend's; this one has no random choices (routes are
         deterministic and arbitration is round-robin), so the seed cannot change its results.
 
         `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
-        is a test-only switch that lets ring hops use any VC (and so deadlock).
+        is a test-only switch that lets ring hops use any VC (and so deadlock); `batch=False` is a
+        test-only switch that makes flit fidelity step every flit (batching must not change results).
         """
         super().__init__(topology, env)
         cfg = getattr(config, "garnet", config) or GarnetConfig()
-        if cfg.fidelity != "flit":
-            raise ConfigError(f"garnet.fidelity = '{cfg.fidelity}' is not implemented yet; use 'flit'")
         self.config = cfg
         self.params = params = Params(cfg, topology)
         check_vcs(topology, params.vcs, dateline)
@@ -71,18 +74,24 @@ class GarnetNetwork(Network):
         self.packet_bytes = params.packet_bytes
         self.clock = CycleClock(self.env, cfg.clock_ghz)
         self.clock.after_cycle = self._after_cycle
-        self._build()
+        self._build(batch)
+        params.check_whole_packets(self.packet_bytes, self.buffer_depths())
         self._routes: dict[tuple[int, int], tuple[dict, int, int]] = {}
+        self._ring_links = ring_links(topology, dateline)
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self.packets_in_network = 0
         self.next_scan = cfg.deadlock_cycles
 
     # ------------------------------------------------------------------ construction
-    def _build(self) -> None:
+    def _build(self, batch: bool) -> None:
         topo, params, clock = self.topology, self.params, self.clock
         release_on_sent = self.config.vc_release == "tail-sent"
-        self.routers = [Router(clock, node, params.pipeline(node)) for node in sorted(topo.graph.nodes)]
+        # Batching an unobstructed packet is exact only if the downstream VC cannot be reallocated
+        # before the tail would have left flit by flit, i.e. under tail-credit release.
+        batch = batch and not release_on_sent
+        self.routers = [Router(clock, node, params.pipeline(node), params.whole_packets, batch)
+                        for node in sorted(topo.graph.nodes)]
         if [r.node for r in self.routers] != list(range(len(self.routers))):
             raise ConfigError(f"topology '{topo.name}': node ids must be 0..n-1")
         self.ports: dict[tuple[int, int], OutputPort] = {}
@@ -93,7 +102,7 @@ class GarnetNetwork(Network):
             port = InputPort(down, f"from-{link.src}", params.vcs(link.dim), depth, latency, link.id)
             out = OutputPort(up, clock, f"to-{link.dst}", link.id, cpf, latency, release_on_sent)
             out.connect(down, port)
-            down.inputs.append(port)
+            down.add_input(port)
             up.outputs.append(out)
             self.ports[link.src, link.dst] = out
             self.link_ports.append(out)
@@ -102,12 +111,11 @@ class GarnetNetwork(Network):
         self.ejects: list[OutputPort] = []
         for npu in range(topo.npus):
             router = self.routers[npu]
-            injector = Injector(self, npu)
-            depth = self.config.buffer_flits or params.round_trip_flits(1, 1, router.pipeline)
-            port = InputPort(router, "nic", self.config.vcs, depth, 1, -1)
+            injector = Injector(self, npu, batch)
+            port = InputPort(router, "nic", self.config.vcs, params.nic_buffer_flits(npu), 1, -1)
             injector.out = OutputPort(injector, clock, f"nic-{npu}", -1, 1, 1, release_on_sent)
             injector.out.connect(router, port)
-            router.inputs.append(port)
+            router.add_input(port)
             receiver = Receiver(self)
             eject = OutputPort(router, clock, "to-nic", -1, 1, 1, release_on_sent)
             eject.eject = True
@@ -117,19 +125,26 @@ class GarnetNetwork(Network):
             self.receivers.append(receiver)
             self.ejects.append(eject)
 
+    def buffer_depths(self):
+        """(port name, flits per VC) of every router input port."""
+        for router in self.routers:
+            for port in router.inputs:
+                yield f"router {router.node} in-port {port.name}", port.depth
+
     def route(self, src: int, dst: int) -> tuple[dict, int, int]:
         """(router id -> (output port, VC lo, VC hi), hops, NIC cycles) of src -> dst, built once."""
         key = (src, dst)
         entry = self._routes.get(key)
         if entry is None:
             path = self.topology.route(src, dst)
-            classes = hop_classes(self.topology, path, self.dateline)
+            outs = [self.ports[hop] for hop in zip(path, path[1:])]
+            classes = hop_classes(self._ring_links, [out.link_id for out in outs])
             table = {}
-            for u, v, vc_class in zip(path, path[1:], classes):
-                out = self.ports[u, v]
+            for u, out, vc_class in zip(path, outs, classes):
                 table[u] = (out, *vc_range(vc_class, len(out.credits)))
             table[dst] = (self.ejects[dst], 0, 1)
-            entry = (table, len(path) - 1, self.params.nic_cycles(path))
+            links = self.topology.links
+            entry = (table, len(path) - 1, self.params.nic_cycles(links[out.link_id].dim for out in outs))
             self._routes[key] = entry
         return entry
 
@@ -190,13 +205,13 @@ class GarnetNetwork(Network):
             self.next_scan = cycle + max(1, self.config.deadlock_cycles // 4)
             limit = cycle - self.config.deadlock_cycles
             for router in self.routers:  # holds flits ready long ago, and has not sent one since
-                if router.last_move <= limit and any(vc.ready[0] <= limit for vc in router.active):
+                if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
                     raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
                                                   self.flits_in_flight())
 
     def flits_in_flight(self) -> int:
         """Flits in router buffers or on links towards them (NIC source queues excluded)."""
-        return sum(len(vc.ready) for router in self.routers for vc in router.active)
+        return sum(len(vc.ready) for router in self.routers for vc in router.active + router.joining)
 
     def check_flow_control(self) -> None:
         """Credits + returning credits + flits held (or on the wire) == depth, for every VC."""

@@ -17,19 +17,22 @@ class Injector:
     """Source side: a FIFO of messages, cut into packets as they go, injected flit by flit."""
 
     __slots__ = ("network", "npu", "clock", "queue", "packet", "flit", "out_vc", "out", "next_wake",
-                 "last_step")
+                 "last_step", "whole_packets", "batch", "tail_at")
 
-    def __init__(self, network, npu: int):
+    def __init__(self, network, npu: int, batch: bool = True):
         self.network = network
         self.npu = npu
         self.clock = network.clock
         self.queue: deque[Message] = deque()
         self.packet: Packet | None = None  # the packet being injected
         self.flit = 0  # flits of it already injected
+        self.tail_at = -1  # cycle the tail of a packet sent whole leaves
         self.out_vc = -1  # injection-port VC claimed by the current packet
         self.out = None  # OutputPort into the router's injection input port
         self.next_wake = NEVER
         self.last_step = -1
+        self.whole_packets = network.config.fidelity == "packet"
+        self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
 
     def submit(self, message: Message) -> None:
         self.queue.append(message)
@@ -39,12 +42,19 @@ class Injector:
     def step(self, cycle: int) -> None:
         self.last_step = cycle
         packet = self.packet
+        if packet is not None and self.flit == packet.nflits:  # a packet sent whole: is its tail out?
+            if cycle < self.tail_at:  # an early wake-up (e.g. a credit that came back meanwhile)
+                self.clock.wake(self, self.tail_at)
+            else:
+                self._finish(packet, cycle)
+            return
         if packet is None:
             if not self.queue:
                 return
             message = self.queue[0]
-            if message.start > cycle:
-                self.clock.wake(self, message.start)
+            start = max(message.start, self.out.busy_until)  # the previous packet's tail may still be leaving
+            if start > cycle:
+                self.clock.wake(self, start)
                 return
             packet = self.network.cut_packet(message, cycle)
             if not message.unsent:
@@ -59,6 +69,26 @@ class Injector:
                 self._wait(out.wait_vc(0, len(out.credits), cycle))
                 return
             self.out_vc = out_vc
+        if self.flit == 0 and self.batch:
+            nflits = packet.nflits
+            credits = out.credits[out_vc]
+            if credits < nflits:
+                credits = out.absorb(out_vc, cycle)
+            if credits >= nflits:
+                # Credits for every flit: they leave one per cycle whatever happens downstream, so
+                # send them all now and step again only when the tail has left.
+                packet.injected = cycle
+                out.forward_packet(packet, out_vc, range(cycle, cycle + nflits))
+                self.flit = nflits
+                self.tail_at = cycle + nflits - 1
+                if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
+                    self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
+                else:  # the message's sender is told when its last tail has left
+                    self.clock.wake(self, self.tail_at)
+                return
+            if self.whole_packets:  # packet fidelity: wait for room for the whole packet
+                self._wait(out.wait_credit(out_vc, cycle, nflits - credits))
+                return
         if not out.credits[out_vc] and not out.absorb(out_vc, cycle):
             self._wait(out.wait_credit(out_vc, cycle))
             return
@@ -68,14 +98,19 @@ class Injector:
         tail = self.flit == packet.nflits
         out.forward(packet, out_vc, self.flit == 1, tail, cycle)
         if tail:
-            self.packet = None
-            self.out_vc = -1
-            message = packet.msg
-            if packet.last and message.handed_off is not None:
-                message.handed_off.succeed()
-            if not self.queue:
-                return
-        self.clock.wake(self, cycle + 1)
+            self._finish(packet, cycle)
+        else:
+            self.clock.wake(self, cycle + 1)
+
+    def _finish(self, packet: Packet, cycle: int) -> None:
+        """The tail of `packet` leaves at `cycle`: the NIC moves on to the next packet."""
+        self.packet = None
+        self.out_vc = -1
+        message = packet.msg
+        if packet.last and message.handed_off is not None:
+            message.handed_off.succeed()
+        if self.queue:
+            self.clock.wake(self, cycle + 1)
 
     def _wait(self, credit_at: int) -> None:
         if credit_at != NEVER:

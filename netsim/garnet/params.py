@@ -8,6 +8,8 @@ Derived defaults (documented in `GarnetConfig`) keep an idle network at full lin
 - packet_bytes: twice the longest credit round trip in flits, so that two VCs (one dateline class)
   keep a link busy even though a VC is released only when its tail's credit returns (one round
   trip is the bare minimum; the second absorbs slower links further along the route).
+With `fidelity = "packet"` a derived buffer holds at least one whole packet (virtual cut-through
+needs it); a buffer set explicitly smaller than a packet is an error (`check_whole_packets`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Params:
         links = topology.links
         self.link_latency = [self._link_latency(link) for link in links]
         self.link_cpf = [self.cycles_per_flit(link.bandwidth) for link in links]
+        self.whole_packets = config.fidelity == "packet"
         if config.packet_bytes is not None:
             self.packet_bytes = config.packet_bytes
         else:
@@ -84,11 +87,34 @@ class Params:
             return self.config.switch_buffer_flits
         if self.config.buffer_flits is not None:
             return self.config.buffer_flits
-        return self.round_trip_flits(latency, cpf, self.pipeline(node))
+        return self._derived_depth(self.round_trip_flits(latency, cpf, self.pipeline(node)))
 
-    def nic_cycles(self, path: tuple[int, ...]) -> int:
+    def nic_buffer_flits(self, node: int) -> int:
+        """Flits per VC at the injection port of NPU `node` (fed by a 1-cycle, 1-flit-per-cycle link)."""
+        if self.config.buffer_flits is not None:
+            return self.config.buffer_flits
+        return self._derived_depth(self.round_trip_flits(1, 1, self.pipeline(node)))
+
+    def _derived_depth(self, round_trip: int) -> int:
+        if self.whole_packets:
+            return max(round_trip, self.packet_flits(self.packet_bytes))
+        return round_trip
+
+    def packet_flits(self, packet_bytes: int) -> int:
+        return -(-packet_bytes // self.flit_bytes)
+
+    def check_whole_packets(self, packet_bytes: int, depths) -> None:
+        """Packet fidelity needs every VC buffer (`depths`: (port name, flits)) to hold a packet."""
+        if not self.whole_packets:
+            return
+        need = self.packet_flits(packet_bytes)
+        for name, depth in depths:
+            if depth < need:
+                raise ConfigError(f"garnet.fidelity = 'packet' needs VC buffers that hold a whole packet: "
+                                  f"{need} flits of {self.flit_bytes} bytes, but {name} holds {depth} "
+                                  "(raise garnet.buffer_flits, lower garnet.packet_bytes, or use fidelity = 'flit')")
+
+    def nic_cycles(self, dims) -> int:
         """Extra cycles for the topology's NIC latency: twice per dimension crossed (as analytical)."""
-        topo = self.topology
-        dims = {topo.link(u, v).dim for u, v in zip(path, path[1:])}
-        ns = 2 * sum(topo.nic_latency[d] for d in dims if d >= 0)
+        ns = 2 * sum(self.topology.nic_latency[d] for d in set(dims) if d >= 0)
         return math.ceil(ns * self.clock_ghz - 1e-9)

@@ -33,21 +33,35 @@ def check_vcs(topology: Topology, vcs_of_dim, dateline: bool) -> None:
                               "deadlock-free dateline routing (set garnet.vcs = 2 or more)")
 
 
-def hop_classes(topology: Topology, path: tuple[int, ...], dateline: bool) -> list[int]:
-    """The VC class of each hop of `path` (ANY, LOW or HIGH)."""
+def ring_links(topology: Topology, dateline: bool) -> list[tuple[int, bool]]:
+    """Per link id: (the dateline ring dimension the link runs along, or -1; whether it is the
+    ring's wrap-around link, between coordinates size-1 and 0). Computed once per network, so
+    that building a route needs no coordinate arithmetic."""
     rings = dateline_rings(topology) if dateline else set()
+    info = []
+    for link in topology.links:
+        u, v, dim = link.src, link.dst, link.dim
+        if dim not in rings or topology.is_switch(u) or topology.is_switch(v):
+            info.append((-1, False))
+            continue
+        size = topology.dims[dim].size
+        info.append((dim, {topology.coords(u)[dim], topology.coords(v)[dim]} == {0, size - 1}))
+    return info
+
+
+def hop_classes(rings: list[tuple[int, bool]], link_ids) -> list[int]:
+    """The VC class (ANY, LOW or HIGH) of each hop of a route given by its link ids; `rings` is
+    `ring_links()`."""
     classes = []
     current_dim, crossed = -1, False
-    for u, v in zip(path, path[1:]):
-        dim = topology.link(u, v).dim
-        if dim not in rings or topology.is_switch(u) or topology.is_switch(v):
+    for link_id in link_ids:
+        dim, wrap = rings[link_id]
+        if dim < 0:
             classes.append(ANY)
             continue
         if dim != current_dim:
             current_dim, crossed = dim, False
-        size = topology.dims[dim].size
-        cu, cv = topology.coords(u)[dim], topology.coords(v)[dim]
-        if {cu, cv} == {0, size - 1}:
+        if wrap:
             crossed = True
         classes.append(HIGH if crossed else LOW)
     return classes

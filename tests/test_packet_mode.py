@@ -1,0 +1,140 @@
+"""Packet fidelity (packets move as units, virtual cut-through) and the flit-mode fast path:
+config errors, exact zero-load latency, agreement with flit fidelity on synthetic traffic and
+collectives, invariants, determinism, and batching that never changes flit-mode results."""
+
+from __future__ import annotations
+
+import pytest
+
+from netsim.config import Source
+from netsim.errors import ConfigError
+from netsim.garnet.network import GarnetNetwork, zero_load_cycles
+from netsim.network_config import parse_network_table
+from netsim.traffic import SynthRun, run_synth
+from system import build_systems, load_system
+
+NOC = {"bandwidth": "16GB/s", "latency": "1ns"}
+
+
+def config(topology: dict, **garnet):
+    table = {"topology": topology, "backend": "garnet",
+             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, **garnet}}
+    return parse_network_table(table, Source("test"), "test")
+
+
+def torus(dims, fidelity, packet_flits=4, buffer_flits=4, **garnet):
+    return config({"kind": "torus", "dims": list(dims), **NOC}, fidelity=fidelity, packet_bytes=16 * packet_flits,
+                  buffer_flits=buffer_flits, router_latency=4, **garnet)
+
+
+def switch(fidelity, packet_flits=4, buffer_flits=8):
+    return config({"kind": "switch", "npus": 16, **NOC}, fidelity=fidelity, packet_bytes=16 * packet_flits,
+                  buffer_flits=buffer_flits)
+
+
+def build(cfg, **options) -> GarnetNetwork:
+    return GarnetNetwork(cfg.build_topology(), config=cfg, **options)
+
+
+def test_buffers_smaller_than_a_packet_are_a_one_line_error_suggesting_flit_mode():
+    with pytest.raises(ConfigError, match=r"whole packet.*fidelity = 'flit'") as info:
+        build(torus((4, 4), "packet", packet_flits=8, buffer_flits=4))
+    assert "\n" not in str(info.value)
+    build(torus((4, 4), "flit", packet_flits=8, buffer_flits=4))  # flit mode takes it
+
+
+def test_derived_buffers_hold_a_whole_packet_in_packet_mode():
+    table = {"topology": {"kind": "torus", "dims": [4], "bandwidth": "50GB/s", "latency": "500ns"},
+             "garnet": {"clock_ghz": 0.05, "fidelity": "packet"}, "backend": "garnet"}
+    net = build(parse_network_table(table, Source("test"), "test"))  # derived packets are twice the derived buffers in flit mode
+    flits = -(-net.packet_bytes // net.flit_bytes)
+    assert all(depth >= flits for _, depth in net.buffer_depths())
+
+
+@pytest.mark.parametrize("topology", [{"kind": "torus", "dims": [4, 4], **NOC},
+                                      {"kind": "switch", "npus": 6, "router_latency": "2ns", **NOC}])
+@pytest.mark.parametrize("flits", [1, 5])
+def test_zero_load_latency_matches_closed_form(topology, flits):
+    cfg = config(topology, fidelity="packet", packet_bytes=1024, buffer_flits=64)
+    for dst in range(1, 6):
+        net = build(cfg, check_invariants=True)
+        arrived = []
+        net.endpoint(0).send(dst, 16 * flits, "m")
+        net.endpoint(dst).recv(0, 16 * flits, "m").callbacks.append(lambda _e: arrived.append(net.env.now))
+        net.run()
+        assert arrived == [zero_load_cycles(net, 0, dst, flits)]
+        net.check_drained()
+
+
+def synth(cfg, pattern, rate, packet_flits, cycles=1500, **options):
+    return run_synth(cfg, pattern, rate, packet_flits, cycles, seed=3, network_options=options or None)
+
+
+@pytest.mark.parametrize("make, pattern, rate", [
+    (lambda fid: torus((4, 4), fid), "uniform", 0.2),
+    (lambda fid: torus((4, 4), fid), "tornado", 0.15),
+    (lambda fid: torus((4, 4), fid, packet_flits=8, buffer_flits=8), "transpose", 0.2),
+    (lambda fid: switch(fid), "uniform", 0.4),
+])
+def test_packet_mode_agrees_with_flit_mode_below_saturation(make, pattern, rate):
+    packet_flits = make("flit").garnet.packet_bytes // 16
+    flit = synth(make("flit"), pattern, rate, packet_flits)
+    packet = synth(make("packet"), pattern, rate, packet_flits, check_invariants=True)
+    assert packet["drained"] and flit["drained"]
+    assert packet["accepted_load"] == pytest.approx(flit["accepted_load"], rel=0.05)
+    assert packet["avg_packet_latency_cycles"] == pytest.approx(flit["avg_packet_latency_cycles"], rel=0.05)
+
+
+def test_packet_mode_saturation_throughput_agrees_with_flit_mode():
+    flit = synth(torus((4, 4), "flit", packet_flits=8, buffer_flits=8), "uniform", 0.9, 8, cycles=1000)
+    packet = synth(torus((4, 4), "packet", packet_flits=8, buffer_flits=8), "uniform", 0.9, 8, cycles=1000)
+    assert packet["accepted_load"] < 0.85 * packet["offered_load"]  # past saturation
+    assert packet["accepted_load"] == pytest.approx(flit["accepted_load"], rel=0.05)
+
+
+def collective_ns(cfg, kind: str, nbytes: int, algorithm: str) -> float:
+    net = build(cfg, check_invariants=True)
+    key = f"{kind.replace('_', '-')}-implementation"
+    systems = build_systems(net, load_system("default", [([key], [algorithm] * len(net.topology.dims))]))
+    for system in systems:
+        getattr(system, kind)(nbytes)
+    net.run()
+    net.check_drained()
+    return net.env.now
+
+
+@pytest.mark.parametrize("kind, algorithm", [("all_reduce", "ring"), ("all_reduce", "direct"),
+                                             ("all_to_all", "direct")])
+def test_packet_mode_collective_time_agrees_with_flit_mode(kind, algorithm):
+    times = [collective_ns(torus((4, 4), fid, packet_flits=8, buffer_flits=8), kind, 32 * 1024, algorithm)
+             for fid in ("flit", "packet")]
+    assert times[1] == pytest.approx(times[0], rel=0.05)
+
+
+@pytest.mark.parametrize("fidelity", ["flit", "packet"])
+def test_same_config_and_seed_give_the_same_results(fidelity):
+    runs = [synth(torus((4, 4), fidelity), "uniform", 0.5, 4, cycles=600) for _ in range(2)]
+    for run in runs:
+        run.pop("wall_time_s")
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.3, 0.6])
+@pytest.mark.parametrize("vc_release", ["tail-credit", "tail-sent"])
+def test_flit_mode_batching_never_changes_results(rate, vc_release):
+    """Unobstructed packets are sent in one step; the timing must be the same as flit by flit."""
+    cfg = torus((4, 4), "flit", vc_release=vc_release)
+    arrivals = []
+    for batch in (True, False):
+        got = []
+        net_options = {"batch": batch, "check_invariants": True}
+        run = SynthRun(cfg, "uniform", rate, 4, 800, 2, None, net_options)
+        observe = run.observe
+        run.network.packet_observer = lambda p, c, got=got, observe=observe: (
+            got.append((p.msg.src, p.created, p.injected, c)), observe(p, c))
+        result = run.execute()
+        result.pop("wall_time_s")
+        result.pop("events")
+        result.pop("flit_hops")  # batched sends count a packet's hops when its head leaves
+        arrivals.append((sorted(got), result))
+    assert arrivals[0] == arrivals[1]
