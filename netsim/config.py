@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from netsim.errors import ConfigError
-from netsim.units import UnitError, parse_bandwidth, parse_cycles, parse_size, parse_time
+from netsim.units import UnitError, parse_cycles
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -4,7 +4,6 @@ determinism, config errors and the ASTRA-sim Garnet reader."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,6 @@ from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork, zero_load_cycles
 from netsim.network_config import load_network, parse_network_table
 
-GARNET_SAMPLES = Path("/work/shared/astra-sim-inputs/network/garnet")
 
 
 def make_config(topology: dict, **garnet):
@@ -184,13 +182,14 @@ def test_bad_config_names_the_key(garnet, key):
         make_config(TOPOLOGIES["ring"], **garnet)
 
 
-def test_astra_sim_garnet_files():
-    torus = load_network(GARNET_SAMPLES / "sample_torus.txt")
+def test_astra_sim_garnet_files(shared_inputs):
+    samples = shared_inputs / "network/garnet"
+    torus = load_network(samples / "sample_torus.txt")
     topo = torus.build_topology()
     assert [d.kind for d in topo.dims] == ["ring", "ring", "ring"] and topo.npus == 8
     assert (torus.garnet.flit_bytes, torus.garnet.vcs, torus.garnet.buffer_flits) == (256, 50, 5000)
     assert topo.dims[0].bandwidth == 32 and topo.dims[1].latency == 200
-    a2a = load_network(GARNET_SAMPLES / "sample_a2a.txt")
+    a2a = load_network(samples / "sample_a2a.txt")
     assert [d.kind for d in a2a.build_topology().dims] == ["fully-connected", "switch"]
     net = GarnetNetwork(topo, config=torus, check_invariants=True)
     assert one_message(net, 0, 7, 10_000) > 0
