@@ -12,8 +12,10 @@ call `self.deliver(src, dst, tag, nbytes)` when the last byte has arrived.
 
 from __future__ import annotations
 
+import gc
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
+from contextlib import contextmanager
 from typing import Callable, Hashable, Protocol
 
 import pandas as pd
@@ -112,6 +114,22 @@ def _check_size(npu: int, src: int, tag: Hashable, sent: int, expected: int) -> 
         raise ValueError(f"NPU {npu}: message from NPU {src} with tag {tag} has {sent} B, recv expected {expected} B")
 
 
+@contextmanager
+def rare_garbage_collection(first_generation: int = 100_000):
+    """Run the cyclic garbage collector rarely while simulating, then restore its settings.
+
+    A run holds up to millions of live events and process generators; with Python's default
+    thresholds the collector rescans them so often that it took 45% of a 1024-NPU analytical
+    run (12.6 s vs 7.1 s, identical results). Cycles are still collected, just less often.
+    """
+    saved = gc.get_threshold()
+    gc.set_threshold(first_generation, saved[1], saved[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+
+
 class Network(ABC):
     """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
 
@@ -153,6 +171,10 @@ class Network(ABC):
         link sampling, Ctrl-C); when it returns True the run stops where it is. Returns True when
         the run was stopped that way (the state is then a consistent between-events snapshot).
         """
+        with rare_garbage_collection():
+            return self._run_events(until, monitor)
+
+    def _run_events(self, until: float | None, monitor: "Monitor | None") -> bool:
         peek, step = self.env.peek, self.env.step
         limit = float("inf") if until is None else until
         stride = monitor.stride if monitor is not None else -1

@@ -24,7 +24,7 @@ def test_counts_diameter_bisection(name, npus, switches, links, diameter, bisect
     assert t.npus == npus
     assert len(t.switches) == switches
     assert len(t.links) == links
-    assert t.diameter() == diameter
+    assert t.diameter_hops == diameter == t.routed_diameter()
     assert t.bisection_bandwidth == pytest.approx(bisection)
 
 
@@ -75,3 +75,9 @@ def test_hierarchical_switch_level_has_one_switch_per_group():
 def test_ring_of_any_dimension_count():
     t = topo("torus-4x4", dims=[3, 2, 2, 2])
     assert t.npus == 24 and len(t.dims) == 4
+
+
+@pytest.mark.parametrize("dims", [[5], [2, 3], [3, 4, 2], [1, 6]])
+def test_closed_form_diameter_equals_routed_diameter_on_odd_and_mixed_tori(dims):
+    t = topo("torus-4x4", dims=dims)
+    assert t.diameter_hops == t.routed_diameter()

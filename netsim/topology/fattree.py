@@ -51,4 +51,5 @@ def build_fat_tree(spec: FatTreeSpec, name: str) -> Topology:
     bisection = min((npus // 2) * spec.bandwidth,
                     half_leaves * spec.spines * uplink if spec.leaves > 1 else float("inf"))
     dims = [Dimension("switch", npus, spec.bandwidth, spec.latency)]
-    return Topology(name, "fat-tree", graph, npus, dims, partial(up_down_route, spec=spec), bisection)
+    diameter = 4 if spec.leaves > 1 else 2 if spec.npus_per_leaf > 1 else 0  # up to a spine and down
+    return Topology(name, "fat-tree", graph, npus, dims, partial(up_down_route, spec=spec), bisection, diameter)

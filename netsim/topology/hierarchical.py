@@ -72,6 +72,13 @@ def level_bisection(dim: Dimension, groups: int) -> float:
     return half * groups * dim.bandwidth  # switch: the uplinks of half the group
 
 
+def level_diameter(dim: Dimension) -> int:
+    """Most hops a dimension-ordered route spends in one dimension."""
+    if dim.size == 1:
+        return 0
+    return {"ring": dim.size // 2, "fully-connected": 1, "switch": 2}[dim.kind]
+
+
 def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
     """Build the graph of a hierarchical topology (torus when every level is a ring)."""
     dims = [Dimension(level.type, level.size, level.bandwidth, level.latency) for level in levels]
@@ -113,7 +120,8 @@ def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
     splittable = [dim for dim in dims if dim.size >= 2]
     bisection = min((level_bisection(dim, npus // dim.size) for dim in splittable), default=0.0)
     router = partial(level_order_route, group_switch=group_switch)
-    return Topology(name, kind, graph, npus, dims, router, bisection, switch_latency,
+    diameter = sum(level_diameter(dim) for dim in dims)  # routes correct each dimension independently
+    return Topology(name, kind, graph, npus, dims, router, bisection, diameter, switch_latency,
                     nic_latency=[level.nic_latency for level in levels])
 
 
