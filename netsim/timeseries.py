@@ -8,25 +8,9 @@ and the cost of sampling stays a small, bounded share of the run.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import pandas as pd
 
 TIMESERIES_COLUMNS = ("time_ns", "link_id", "bytes", "busy_time_ns")  # cumulative counters at time_ns
-
-
-def counters_reader(network) -> Callable[[], tuple[list, list]]:
-    """A cheap reader of cumulative per-link (bytes, busy ns), in link-id order.
-
-    The packet backend's output ports count bytes and flits (`link_ports`, what its link_stats()
-    reads); reading them directly costs microseconds where building link_stats() costs a
-    millisecond. Any other backend is read through `Network.link_counters()`.
-    """
-    ports = getattr(network, "link_ports", None)
-    if ports is None:
-        return network.link_counters
-    ns = network.clock.ns
-    return lambda: ([o.bytes for o in ports], [ns(o.flits * o.cpf) for o in ports])
 
 
 class LinkSampler:
@@ -37,13 +21,12 @@ class LinkSampler:
         self.interval = first_interval_ns
         self.next_at = 0.0
         self.samples: list[tuple[float, list, list]] = []
-        self._read = None  # counters_reader of the sampled network, made at the first read
 
-    def read(self, network) -> tuple[list, list]:
-        """The network's cumulative (bytes, busy ns) per link now."""
-        if self._read is None:
-            self._read = counters_reader(network)
-        return self._read()
+    @staticmethod
+    def read(network) -> tuple[list, list]:
+        """The network's cumulative (bytes, busy ns) per link now: each backend's cheap override
+        of `Network.link_counters()`."""
+        return network.link_counters()
 
     def maybe_sample(self, network) -> None:
         """Sample if simulated time has reached the next boundary."""

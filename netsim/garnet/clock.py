@@ -1,15 +1,20 @@
 """Integer-cycle calendar on the shared simpy Environment (which counts nanoseconds).
 
 Components (routers, NIC injectors and receivers) are woken at whole cycles. All wake-ups for one
-cycle share one bucket and one simpy event, so a busy cycle costs one simpy event however many
-routers work in it, and an idle router costs nothing. A component has `next_wake` (its earliest
-pending wake-up, or NEVER) and `step(cycle)`; a later wake-up request than the pending one is
-dropped, because the component re-derives what it waits for after each step.
+cycle share one bucket, and an idle router costs nothing. A component has `next_wake` (its
+earliest pending wake-up, or NEVER) and `step(cycle)`; a later wake-up request than the pending
+one is dropped, because the component re-derives what it waits for after each step.
+
+The calendar (a heap of cycles that have a bucket) is the clock's own. It keeps at most one simpy
+event armed, for its earliest cycle, and after a cycle it runs the following ones itself, without
+a simpy event, for as long as they come strictly before anything else on the simpy queue
+(`env.peek()`): simpy would have run them next anyway, in the same order.
 """
 
 from __future__ import annotations
 
 import math
+from heapq import heappop, heappush
 from typing import Callable
 
 import simpy
@@ -19,14 +24,16 @@ NEVER = 1 << 62  # "no wake-up pending": larger than any cycle reached
 
 
 class CycleClock:
-    """Buckets of components to step, one simpy Timeout per cycle that has any."""
+    """Buckets of components to step, run in cycle order; see the module docstring."""
 
-    __slots__ = ("env", "clock_ghz", "buckets", "cycle", "steps", "after_cycle")
+    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "cycle", "steps", "after_cycle")
 
     def __init__(self, env: simpy.Environment, clock_ghz: float):
         self.env = env
         self.clock_ghz = clock_ghz
-        self.buckets: dict[int, list] = {}
+        self.buckets: dict[int, list] = {}  # cycle -> components to step then, in wake-up order
+        self.due: list[int] = []  # heap of the cycles in `buckets`
+        self.armed = NEVER  # cycle of the simpy event that will run the calendar (NEVER: none)
         self.cycle = 0  # the cycle being (or last) processed
         self.steps = 0  # component steps run (reported as `events`)
         self.after_cycle: Callable[[int], None] | None = None  # progress / invariant hook
@@ -46,17 +53,45 @@ class CycleClock:
             bucket = self.buckets.get(cycle)
             if bucket is None:
                 self.buckets[cycle] = [component]
-                event = Timeout(self.env, max(0.0, cycle / self.clock_ghz - self.env.now), cycle)
-                event.callbacks.append(self._fire)
+                heappush(self.due, cycle)
+                if cycle < self.armed:
+                    self._arm(cycle)
             else:
                 bucket.append(component)
 
+    def _arm(self, cycle: int) -> None:
+        """Have simpy run the calendar at `cycle`; an event armed for a later cycle goes stale."""
+        self.armed = cycle
+        event = Timeout(self.env, max(0.0, cycle / self.clock_ghz - self.env.now), cycle)
+        event.callbacks.append(self._fire)
+
     def _fire(self, event) -> None:
-        cycle = event._value
+        if event._value != self.armed:  # stale: an earlier cycle was armed after this one
+            return
+        env = self.env
+        due = self.due
+        cycle = self.armed
+        while True:
+            heappop(due)
+            self.run_cycle(cycle)
+            if not due:
+                self.armed = NEVER
+                return
+            cycle = due[0]
+            at = cycle / self.clock_ghz
+            if at >= env.peek():  # something else comes first (or at the same time): back to simpy
+                self._arm(cycle)
+                return
+            # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock is the
+            # one reach into its internals, so that components reading env.now see this cycle.
+            env._now = at
+
+    def run_cycle(self, cycle: int) -> None:
+        """Step the components of `cycle`'s bucket (a stale entry was rescheduled earlier: skipped)."""
         bucket = self.buckets.pop(cycle)
         self.cycle = cycle
         for component in bucket:
-            if component.next_wake == cycle:  # else a stale entry: it was rescheduled earlier
+            if component.next_wake == cycle:
                 component.next_wake = NEVER
                 component.step(cycle)
         self.steps += len(bucket)

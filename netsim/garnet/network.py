@@ -239,9 +239,16 @@ class GarnetNetwork(Network):
             raise InvariantError(f"{self.messages_sent} messages sent, {self.messages_delivered} delivered")
 
     # ------------------------------------------------------------------ statistics
+    def link_counters(self) -> tuple[list, list]:
+        """Cumulative (bytes, busy ns) per link, read straight off the output ports (microseconds,
+        where building link_stats() takes a millisecond): what time series sampling reads."""
+        ns = self.clock.ns
+        ports = self.link_ports
+        return [o.bytes for o in ports], [ns(o.flits * o.cpf) for o in ports]
+
     def link_stats(self) -> pd.DataFrame:
-        busy_ns = [self.clock.ns(o.flits * o.cpf) for o in self.link_ports]
-        return self.link_frame([o.bytes for o in self.link_ports], busy_ns, extra=link_extra(self))
+        link_bytes, busy_ns = self.link_counters()
+        return self.link_frame(link_bytes, busy_ns, extra=link_extra(self))
 
     def stats(self) -> dict[str, pd.DataFrame]:
         frames = super().stats()
