@@ -93,14 +93,15 @@ RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
 class TrafficSource:
     """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
 
-    __slots__ = ("run", "npu", "rng", "log_q", "fixed_dst", "next_wake")
+    __slots__ = ("run", "npu", "rng", "log_q", "fixed_dst", "pattern", "next_wake")
 
     def __init__(self, run: "SynthRun", npu: int, seed: int):
         self.run = run
         self.npu = npu
         self.rng = random.Random(seed * 1_000_003 + npu)
         self.log_q = math.log1p(-run.p) if run.p < 1 else None
-        self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else PATTERNS[run.pattern](run.topology, npu, self.rng)
+        self.pattern = PATTERNS[run.pattern]
+        self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
         self.next_wake = NEVER
 
     def gap(self) -> int:
@@ -119,7 +120,7 @@ class TrafficSource:
             return
         dst = self.fixed_dst
         if dst is None:
-            dst = PATTERNS[run.pattern](run.topology, self.npu, self.rng)
+            dst = self.pattern(run.topology, self.npu, self.rng)
         if dst != self.npu:
             run.inject(self.npu, dst, cycle)
         run.network.clock.wake(self, cycle + self.gap())
@@ -137,7 +138,9 @@ class SynthRun:
         if packet_flits < 1 or cycles < 1:
             raise ConfigError("packet_flits and cycles must be at least 1")
         self.topology = network_config.build_topology()
-        self.network = GarnetNetwork(self.topology, config=network_config, **(network_options or {}))
+        # The traffic sources' random draws are not network state: no steady state to fast-forward.
+        options = {"fast_forward": False, **(network_options or {})}
+        self.network = GarnetNetwork(self.topology, config=network_config, **options)
         self.pattern = pattern
         self.rate = rate
         self.packet_flits = packet_flits

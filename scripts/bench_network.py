@@ -11,7 +11,9 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              (saturation throughput as `netsim synth --sweep` finds it),
              and collective times (ring and direct all-reduce, direct all-to-all) on a 4x4 torus;
   allreduce  ring all-reduce of --size (default 1 GiB) on the 4x4x4 torus with 4 KiB packets, raw
-             endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS;
+             endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS, share of
+             cycles the steady-state fast-forward skipped; and 1/64 of the size cycle by cycle
+             (fast_forward=False) and fast-forwarded (identical results: tests/test_packet_mode.py);
   scale      all-reduce of 64 MiB over 1024 NPUs (32x32 torus, system layer, ring per dimension)
              in packet fidelity and on the analytical backend.
 
@@ -112,12 +114,13 @@ def collective_ns(config, kind: str, algorithm: str, nbytes: int, backend=Garnet
     return net.env.now, time.perf_counter() - started
 
 
-def bench_allreduce(args) -> None:
-    nbytes = parse_size(args.size)
+def ring_allreduce(nbytes: int, fast_forward: bool = True) -> tuple[GarnetNetwork, float]:
+    """Ring all-reduce of `nbytes` on the 4x4x4 torus with 4 KiB packets, packet fidelity: raw
+    endpoint sends along the dimension-0 rings. Returns the network and the wall time."""
     config = load_network("torus-4x4x4", overrides=[(["garnet", "packet_bytes"], 4096),
                                                      (["garnet", "fidelity"], "packet")])
     topo = config.build_topology()
-    net = GarnetNetwork(topo, config=config)
+    net = GarnetNetwork(topo, config=config, fast_forward=fast_forward)
     ring = topo.dims[0].size
     chunk = nbytes // ring
 
@@ -134,12 +137,23 @@ def bench_allreduce(args) -> None:
         net.env.process(npu_process(npu))
     started = time.perf_counter()
     net.run()
-    wall = time.perf_counter() - started
-    packets = net.packet_stats.packets
-    print(f"packet ring all-reduce {args.size} on 4x4x4, 4 KiB packets ({net.flit_bytes}-byte flits): wall {wall:.2f} s, "
-          f"{net.clock.now_cycle()} cycles ({net.env.now / 1e6:.3f} ms simulated), {packets} packets "
-          f"({packets / wall:,.0f} packets/s), {net.flit_hops()} flit hops ({net.flit_hops() / wall:,.0f}/s), "
-          f"peak RSS {peak_rss_mib():.0f} MiB", flush=True)
+    return net, time.perf_counter() - started
+
+
+def bench_allreduce(args) -> None:
+    nbytes = parse_size(args.size)
+    small = nbytes // 64
+    for size, fast_forward in ((nbytes, True), (small, False), (small, True)):
+        net, wall = ring_allreduce(size, fast_forward)
+        packets = net.packet_stats.packets
+        cycles = net.clock.now_cycle()
+        skipped = net.fast_forward.skipped_cycles if fast_forward else 0
+        mode = (f"fast-forward skipped {skipped} cycles ({skipped / cycles:.1%}) in {net.fast_forward.skips} jumps"
+                if fast_forward else "cycle by cycle (fast_forward=False)")
+        print(f"packet ring all-reduce {size / 2**20:g} MiB on 4x4x4, 4 KiB packets ({net.flit_bytes}-byte flits), "
+              f"{mode}: wall {wall:.2f} s, {cycles} cycles ({net.env.now / 1e6:.3f} ms simulated), {packets} packets "
+              f"({packets / wall:,.0f} packets/s), {net.flit_hops()} flit hops ({net.flit_hops() / wall:,.0f}/s), "
+              f"peak RSS {peak_rss_mib():.0f} MiB", flush=True)
 
 
 def bench_scale(args) -> None:

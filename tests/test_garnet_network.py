@@ -145,6 +145,7 @@ def test_link_stats_columns():
     nic = frames["nic_links"]
     assert set(nic.kind) == {"nic-npu", "npu-nic"} and nic.flits.sum() == 80
     assert frames["packets"].loc[0, "packets"] == 10
+    assert net.link_counters() == (links.bytes.tolist(), links.busy_time_ns.tolist())
 
 
 def test_same_seed_same_result():

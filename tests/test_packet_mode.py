@@ -1,6 +1,6 @@
 """Packet fidelity (packets move as units, virtual cut-through) and the flit-mode fast path:
 config errors, exact zero-load latency, agreement with flit fidelity on synthetic traffic and
-collectives, invariants, determinism, and batching that never changes flit-mode results."""
+collectives, invariants, determinism, and batching and fast-forward that never change results."""
 
 from __future__ import annotations
 
@@ -92,8 +92,8 @@ def test_packet_mode_saturation_throughput_agrees_with_flit_mode():
     assert packet["accepted_load"] == pytest.approx(flit["accepted_load"], rel=0.05)
 
 
-def collective_ns(cfg, kind: str, nbytes: int, algorithm: str) -> float:
-    net = build(cfg, check_invariants=True)
+def collective_ns(cfg, kind: str, nbytes: int, algorithm: str, **options) -> float:
+    net = build(cfg, check_invariants=True, **options)
     key = f"{kind.replace('_', '-')}-implementation"
     systems = build_systems(net, load_system("default", [([key], [algorithm] * len(net.topology.dims))]))
     for system in systems:
@@ -138,3 +138,49 @@ def test_flit_mode_batching_never_changes_results(rate, vc_release):
         result.pop("flit_hops")  # batched sends count a packet's hops when its head leaves
         arrivals.append((sorted(got), result))
     assert arrivals[0] == arrivals[1]
+
+
+def ring_sends(net: GarnetNetwork, nbytes: int, steps: int = 2) -> None:
+    """Every NPU sends `steps` messages of `nbytes` to its dimension-0 neighbour, one after the
+    other receive (a ring all-reduce's traffic), as raw endpoint sends."""
+    topo = net.topology
+
+    def npu_process(npu: int):
+        peers = topo.peers(npu, 0)
+        me = peers.index(npu)
+        nxt, prev = peers[(me + 1) % len(peers)], peers[(me - 1) % len(peers)]
+        endpoint = net.endpoint(npu)
+        for step in range(steps):
+            endpoint.send(nxt, nbytes, step)
+            yield endpoint.recv(prev, nbytes, step)
+
+    for npu in range(topo.npus):
+        net.env.process(npu_process(npu))
+
+
+def everything(net: GarnetNetwork) -> tuple:
+    """All results of a run, for exact comparison."""
+    return (net.env.now, net.clock.steps, [frame.to_csv() for frame in net.stats().values()])
+
+
+@pytest.mark.parametrize("fidelity", ["flit", "packet"])
+@pytest.mark.parametrize("vc_release", ["tail-credit", "tail-sent"])
+def test_fast_forward_never_changes_results(fidelity, vc_release):
+    """Skipping repeated steady states (fastforward.py) gives exactly the cycle-by-cycle results,
+    including when a run stops mid-way (`until`) and through the system layer."""
+    cfg = torus((4, 4), fidelity, packet_flits=8, buffer_flits=8, vc_release=vc_release)
+    results = []
+    for fast_forward in (True, False):
+        net = build(cfg, check_invariants=True, fast_forward=fast_forward)
+        ring_sends(net, 64 * 1024)
+        net.run(until=3000.5)
+        assert net.clock.cycle <= 3000  # neither the clock's own loop nor a skip runs past `until`
+        middle = (net.env.now, net.link_counters())
+        net.run()
+        net.check_drained()
+        if fast_forward:
+            assert net.fast_forward.skipped_cycles > 0
+        results.append((middle, everything(net)))
+    assert results[0] == results[1]
+    times = [collective_ns(cfg, "all_reduce", 32 * 1024, "ring", fast_forward=ff) for ff in (True, False)]
+    assert times[0] == times[1]

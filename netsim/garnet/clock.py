@@ -8,7 +8,10 @@ one is dropped, because the component re-derives what it waits for after each st
 The calendar (a heap of cycles that have a bucket) is the clock's own. It keeps at most one simpy
 event armed, for its earliest cycle, and after a cycle it runs the following ones itself, without
 a simpy event, for as long as they come strictly before anything else on the simpy queue
-(`env.peek()`): simpy would have run them next anyway, in the same order.
+(`env.peek()`) and no later than the end of the current `Network.run` (`limit`): simpy would have
+run them next anyway, in the same order. It hands back to simpy at least every `INLINE_CYCLES`
+cycles, so that a run's monitor (progress, link sampling, Ctrl-C), called between simpy events,
+keeps being called.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ import simpy
 from simpy.events import Timeout
 
 NEVER = 1 << 62  # "no wake-up pending": larger than any cycle reached
+INLINE_CYCLES = 8  # cycles run without handing back to simpy (see the module docstring)
 
 
 class CycleClock:
     """Buckets of components to step, run in cycle order; see the module docstring."""
 
-    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "cycle", "steps", "after_cycle")
+    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "limit", "cycle", "steps", "after_cycle")
 
     def __init__(self, env: simpy.Environment, clock_ghz: float):
         self.env = env
@@ -34,6 +38,7 @@ class CycleClock:
         self.buckets: dict[int, list] = {}  # cycle -> components to step then, in wake-up order
         self.due: list[int] = []  # heap of the cycles in `buckets`
         self.armed = NEVER  # cycle of the simpy event that will run the calendar (NEVER: none)
+        self.limit = math.inf  # ns: the end of the current run (`Network.run(until=)`)
         self.cycle = 0  # the cycle being (or last) processed
         self.steps = 0  # component steps run (reported as `events`)
         self.after_cycle: Callable[[int], None] | None = None  # progress / invariant hook
@@ -71,6 +76,7 @@ class CycleClock:
         env = self.env
         due = self.due
         cycle = self.armed
+        budget = INLINE_CYCLES
         while True:
             heappop(due)
             self.run_cycle(cycle)
@@ -79,7 +85,8 @@ class CycleClock:
                 return
             cycle = due[0]
             at = cycle / self.clock_ghz
-            if at >= env.peek():  # something else comes first (or at the same time): back to simpy
+            budget -= 1
+            if not budget or at >= env.peek() or at > self.limit:  # back to simpy
                 self._arm(cycle)
                 return
             # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock is the

@@ -1,14 +1,15 @@
 """Output port = a link plus the upstream view of the input port at its far end (BookSim's
 BufferState): credits per downstream VC, which VCs are allocated, and credits on their way back.
 
-Credits travel lazily: the downstream router appends the cycle a credit will arrive to `pending`,
-and the upstream side counts it once that cycle is reached. Only a blocked port (`waiting`) asks
-for a wake-up when a credit is returned, so credit returns cost no event of their own.
+Credits travel lazily: the downstream router appends the cycle a credit will arrive to `pending`
+(a sorted list per VC), and the upstream side counts it once that cycle is reached. Only a blocked
+port (`waiting`) asks for a wake-up when a credit is returned, so credit returns cost no event of
+their own.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_right
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet.router import join
@@ -38,7 +39,7 @@ class OutputPort:
         self.dst_R = 0  # pipeline cycles of the downstream router
         self.depth = 0  # flits per downstream VC
         self.credits: list[int] = []
-        self.pending: list[deque] = []  # per VC: cycles at which returning credits arrive
+        self.pending: list[list[int]] = []  # per VC: cycles at which returning credits arrive (sorted)
         self.allocated: list[bool] = []  # per VC: held by a packet
         self.tail_sent: list[bool] = []  # per VC: its packet's tail has left (tail-credit release)
         self.release_on_sent = release_on_sent
@@ -58,7 +59,7 @@ class OutputPort:
         self.depth = port.depth
         n = len(port.vcs)
         self.credits = [port.depth] * n
-        self.pending = [deque() for _ in range(n)]
+        self.pending = [[] for _ in range(n)]
         self.allocated = [False] * n
         self.tail_sent = [False] * n
         port.upstream = self
@@ -70,9 +71,10 @@ class OutputPort:
         if pending and pending[-1] <= cycle:  # all of them (common after a whole packet): in bulk
             credits += len(pending)
             pending.clear()
-        while pending and pending[0] <= cycle:
-            pending.popleft()
-            credits += 1
+        elif pending and pending[0] <= cycle:  # some: `pending` is sorted, so count them by bisection
+            arrived = bisect_right(pending, cycle)
+            del pending[:arrived]
+            credits += arrived
         self.credits[vc] = credits
         return credits
 
@@ -182,7 +184,10 @@ class OutputPort:
         if len(ready) > buffer.peak:
             buffer.peak = len(ready)
         self.clock.wake(self.dst_router, first + delay)
-        self.release(vc, last)
+        if self.release_on_sent:
+            self.release(vc, last)
+        else:  # tail-credit release (what `release` does), inline on this hot path
+            self.tail_sent[vc] = True
 
     def credit(self, vc: int, cycle: int) -> None:
         """A credit for `vc` will arrive here at `cycle`."""

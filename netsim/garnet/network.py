@@ -19,10 +19,15 @@ destination NIC:
 where cpf is a link's cycles per flit. A message is injected at the first whole cycle at or after
 its send (plus the topology's NIC latency, twice per dimension crossed, as in the analytical model)
 and delivered when its last tail arrives.
+
+Long messages on uncontended paths reach a steady state that repeats every few cycles; the
+network skips whole repetitions of it (fastforward.py, exact: tests compare with
+`fast_forward=False`), so a 1 GiB ring all-reduce costs about as much as its transients.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Hashable
 
 import pandas as pd
@@ -33,6 +38,7 @@ from netsim.errors import ConfigError
 from netsim.garnet import deadlock
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.config import GarnetConfig
+from netsim.garnet.fastforward import FastForward
 from netsim.garnet.link import OutputPort
 from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.packet import Message, Packet
@@ -53,7 +59,8 @@ class GarnetNetwork(Network):
     backend_name = "garnet"
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
-                 check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True):
+                 check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True,
+                 fast_forward: bool = True):
         """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig.
 
         `seed` is accepted like every backend's; this one has no random choices (routes are
@@ -61,7 +68,8 @@ class GarnetNetwork(Network):
 
         `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
         is a test-only switch that lets ring hops use any VC (and so deadlock); `batch=False` is a
-        test-only switch that makes flit fidelity step every flit (batching must not change results).
+        test-only switch that makes flit fidelity step every flit (batching must not change results);
+        `fast_forward=False` turns off skipping repeated steady states (fastforward.py; same results).
         """
         super().__init__(topology, env)
         cfg = getattr(config, "garnet", config) or GarnetConfig()
@@ -81,7 +89,9 @@ class GarnetNetwork(Network):
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self.packets_in_network = 0
+        self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
+        self.fast_forward = FastForward(self) if fast_forward else None
 
     # ------------------------------------------------------------------ construction
     def _build(self, batch: bool) -> None:
@@ -148,6 +158,15 @@ class GarnetNetwork(Network):
             self._routes[key] = entry
         return entry
 
+    def run(self, until: float | None = None, monitor=None) -> bool:
+        """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)
+        without simpy events, so it must not go past `until` on its own."""
+        self.clock.limit = math.inf if until is None else until
+        try:
+            return super().run(until, monitor)
+        finally:
+            self.clock.limit = math.inf
+
     # ------------------------------------------------------------------ traffic
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         handed_off = self.env.event()
@@ -164,6 +183,7 @@ class GarnetNetwork(Network):
         now = self.clock.now_cycle()
         _, _, nic_cycles = self.route(src, dst)
         message = Message(src, dst, tag, nbytes, packet_bytes, now, now + nic_cycles, handed_off, on_delivered)
+        self.traffic_changed()
         self.injectors[src].submit(message)
         return message
 
@@ -175,12 +195,19 @@ class GarnetNetwork(Network):
         route, hops, _ = self.route(message.src, message.dst)
         nflits = -(-nbytes // self.flit_bytes)
         self.packets_in_network += 1
+        if self.fast_forward is not None:
+            if message.unsent:
+                self.fast_forward.cut(message.src)
+            else:
+                self.fast_forward.reset()
         return Packet(message, nflits, nbytes, route, hops, message.created, message.unsent == 0)
 
     def packet_arrived(self, packet: Packet, cycle: int) -> None:
         """A tail flit reached its NIC: count the packet; complete its message if it was the last."""
         self.packets_in_network -= 1
         self.packet_stats.add(packet, cycle)
+        if self.fast_forward is not None:
+            self.fast_forward.arrived(cycle - packet.created)
         if self.packet_observer is not None:
             self.packet_observer(packet, cycle)
         message = packet.msg
@@ -188,7 +215,13 @@ class GarnetNetwork(Network):
         if self.check_invariants and message.packets_out < 0:
             raise InvariantError(f"message {message.src}->{message.dst} tag {message.tag}: packet arrived twice")
         if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
+            self.traffic_changed()
             message.on_delivered(message)
+
+    def traffic_changed(self) -> None:
+        """Something happened that is not part of a steady state (fastforward.py): forget its probes."""
+        if self.fast_forward is not None:
+            self.fast_forward.reset()
 
     def _delivered(self, message: Message) -> None:
         self.deliver(message.src, message.dst, message.tag, message.nbytes)
@@ -201,13 +234,21 @@ class GarnetNetwork(Network):
         if self.packets_in_network and not self.clock.buckets:
             stalled = cycle - max(r.last_move for r in self.routers)
             raise deadlock.deadlock_error(self.routers, cycle, stalled, self.flits_in_flight())
-        if cycle >= self.next_scan:
-            self.next_scan = cycle + max(1, self.config.deadlock_cycles // 4)
+        if cycle >= self.next_scan:  # on a fixed grid, so that a fast-forward can tell where it is
+            self.next_scan = (cycle // self.scan_every + 1) * self.scan_every
             limit = cycle - self.config.deadlock_cycles
             for router in self.routers:  # holds flits ready long ago, and has not sent one since
                 if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
                     raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
                                                   self.flits_in_flight())
+        if self.fast_forward is not None and self.packet_observer is None:  # an observer sees every packet
+            self.fast_forward.after_cycle(cycle)
+
+    def skip_deadlock_scans(self, cycle: int) -> None:
+        """A fast-forward has just ended at busy `cycle`: the scans it skipped found nothing (the
+        network kept moving), and the last of them set the next on the grid."""
+        if self.next_scan <= cycle:
+            self.next_scan = (cycle // self.scan_every + 1) * self.scan_every
 
     def flits_in_flight(self) -> int:
         """Flits in router buffers or on links towards them (NIC source queues excluded)."""

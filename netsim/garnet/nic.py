@@ -108,6 +108,7 @@ class Injector:
         self.out_vc = -1
         message = packet.msg
         if packet.last and message.handed_off is not None:
+            self.network.traffic_changed()
             message.handed_off.succeed()
         if self.queue:
             self.clock.wake(self, cycle + 1)

@@ -1,0 +1,290 @@
+"""Steady-state fast-forward: skip whole periods of a network that repeats itself, exactly.
+
+Long messages on paths nobody else uses (a ring all-reduce sends 64K packets per step, every NPU
+to its neighbour) settle into a steady state: after a transient, the whole network - every
+buffer, credit, VC, link reservation and pending wake-up, taken relative to the current cycle -
+is the same every P cycles. The simulation is deterministic, so from such a state it would replay
+the same P cycles again and again, each time moving the same packets the same way, until
+something outside the repetition happens: a message's last packet is cut, a message completes, a
+new message is submitted, or another simpy event (the system layer, the end of `run(until=)`) is
+due. `FastForward` finds the repetition and jumps over as many whole periods as fit before any of
+those, producing exactly the state and statistics the cycle-by-cycle run would have reached:
+
+- state: every absolute cycle stored anywhere is shifted by the skipped span;
+- counters that grow linearly (flits, bytes, busy and stall cycles, buffer residency, packets,
+  hops, component steps, bytes not yet cut) grow by the skipped periods times their growth over
+  one period;
+- packet latency counts from the message's creation, so the same arrivals one period later have
+  a latency P cycles longer: the histogram and the latency sum get those exact values.
+
+How a repetition is found: when the "pilot" NIC (the first to cut a packet since traffic last
+changed) cuts a packet, the end of that cycle is a probe point; the network's signature there is
+looked up among the earlier probes (built in full only when a cheap sketch of it repeats, and
+at most `MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
+a message's last packet, a completion, a handed-off event) forgets the probes, so a matched period
+never contains a one-off side effect. It gives up (until traffic next changes) after
+`MAX_PROBES` probes without a repeat, so irregular traffic pays little for it.
+
+Opt out with `GarnetNetwork(fast_forward=False)`; tests check results are identical either way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from netsim.garnet.clock import NEVER
+from netsim.garnet.nic import Injector, Receiver
+from netsim.garnet.router import Router
+
+MAX_PROBES = 256
+MAX_SIGNATURES = 16  # full signatures kept (the oldest is dropped): bounds memory on large networks
+COMPONENTS = (Router, Injector, Receiver)  # what a Snapshot captures; anything else on the clock: no skip
+
+
+class FastForward:
+    """Probes for a repeating network state and skips whole periods of it; see the module docstring."""
+
+    def __init__(self, network):
+        self.network = network
+        self.skipped_cycles = 0  # reported by the benchmark
+        self.skips = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """Traffic changed (or a skip was taken): forget every probe."""
+        self.sketches: set[tuple] = set()
+        self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
+        self.pilot = -1  # NPU whose packet cuts mark probe points (-1: the next NPU to cut one)
+        self.probe_due = False
+        self.probes = 0
+        self.arrivals: list[int] = []  # latency of every packet arrived since the reset
+
+    def cut(self, npu: int) -> None:
+        """NPU `npu` cut a (not last) packet: the end of this cycle is a probe point if it is the pilot."""
+        if self.pilot < 0:
+            self.pilot = npu
+        if npu == self.pilot and self.probes < MAX_PROBES:
+            self.probe_due = True
+
+    def arrived(self, latency: int) -> None:
+        if self.probes < MAX_PROBES:
+            self.arrivals.append(latency)
+
+    def after_cycle(self, cycle: int) -> None:
+        """At the end of a busy cycle: probe if due, and skip if the state has been seen before."""
+        if not self.probe_due:
+            return
+        self.probe_due = False
+        self.probes += 1
+        # A cheap sketch of the state first: the full signature is built only at a probe whose
+        # sketch has been seen before, i.e. about once per period instead of at every probe.
+        net = self.network
+        sketch = (net.packets_in_network,
+                  tuple(sorted((k - cycle, len(bucket)) for k, bucket in net.clock.buckets.items())))
+        if sketch not in self.sketches:
+            self.sketches.add(sketch)
+            return
+        state = Snapshot(net, cycle)
+        if not state.valid:  # something else (synthetic traffic sources) steps on this clock
+            self.probes = MAX_PROBES
+            return
+        earlier = self.seen.get(state.signature)
+        if earlier is None:
+            if len(self.seen) == MAX_SIGNATURES:
+                del self.seen[next(iter(self.seen))]
+            self.seen[state.signature] = (cycle, state.counters, len(self.arrivals))
+            return
+        first, counters, logged = earlier
+        period = cycle - first
+        deltas = [now - then for now, then in zip(state.counters, counters)]
+        periods = self._periods(state, cycle, period, deltas)
+        if periods > 0:
+            self._skip(state, cycle, first, period, periods, deltas, self.arrivals[logged:])
+
+    def _periods(self, state: "Snapshot", cycle: int, period: int, deltas: list[int]) -> int:
+        """Whole periods that fit before the first thing that is not part of the repetition."""
+        periods = NEVER
+        for i, message in enumerate(state.messages):  # every cut must stay full and not the last
+            cut = -deltas[state.unsent_at + i]
+            if cut > 0:
+                periods = min(periods, (message.unsent - 1) // cut)
+        clock = self.network.clock
+        # Every skipped cycle must come strictly before the next simpy event that is not the
+        # clock's, and no later than the end of the run.
+        horizon, end = clock.env.peek(), clock.limit
+        if horizon == math.inf and end == math.inf:
+            return periods
+        last = math.ceil(min(horizon, end) * clock.clock_ghz + 1e-9)
+        while last >= 0 and (clock.ns(last) >= horizon or clock.ns(last) > end):
+            last -= 1
+        return min(periods, (last - cycle) // period)
+
+    def _skip(self, state: "Snapshot", cycle: int, first: int, period: int, periods: int,
+              deltas: list[int], latencies: list[int]) -> None:
+        net = self.network
+        span = periods * period
+        state.shift(span, first)
+        state.set_counters([value + periods * delta for value, delta in zip(state.counters, deltas)])
+        # latencies of one period's arrivals, P cycles longer in each later period
+        stats = net.packet_stats
+        histogram = stats.histogram
+        for latency, count in Counter(latencies).items():
+            for k in range(1, periods + 1):
+                histogram[latency + k * period] += count
+        stats.latency += periods * sum(latencies) + len(latencies) * period * periods * (periods + 1) // 2
+        net.skip_deadlock_scans(cycle + span)
+        # simpy's clock follows, as when the clock runs cycles itself (nothing else is due before)
+        net.env._now = net.clock.ns(cycle + span)
+        self.skipped_cycles += span
+        self.skips += 1
+        self.reset()
+
+
+class Snapshot:
+    """The network's state at the end of `cycle`: a signature with every cycle taken relative to
+    it (and past cycles, which only mean "already", clamped to 0), the linear counters, and what
+    `shift` must move to jump ahead."""
+
+    def __init__(self, network, cycle: int):
+        self.network = network
+        self.packets: dict[int, object] = {}
+        self.messages: list = []
+        self._message_ids: set[int] = set()
+        self.cycle = c = cycle
+        rel = _relative(c)
+        sig = [network.packets_in_network]
+        buckets = network.clock.buckets
+        self.valid = all(type(component) in COMPONENTS for bucket in buckets.values() for component in bucket)
+        sig.append(tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in buckets.items())))
+        for router in network.routers:
+            sig.append((rel(router.next_wake), tuple(map(id, router.active)), tuple(map(id, router.joining)),
+                        router.last_move - c if router.active or router.joining else None))
+            for port in router.inputs:
+                sig.append(max(port.busy_until - c, 0))
+                for vc in port.vcs:
+                    if vc.ready or vc.packets or vc.out is not None:
+                        sig.append((vc.index, tuple(t - c for t in vc.ready), tuple(map(self._packet, vc.packets)),
+                                    vc.sent, id(vc.out), vc.out_vc if vc.out is not None else None))
+            for out in router.outputs:
+                sig.append(_port_signature(out, c))
+        for injector in network.injectors:
+            for message in injector.queue:
+                self._message(message)
+            packet = injector.packet
+            sig.append((tuple(map(id, injector.queue)), self._packet(packet) if packet else None, injector.flit,
+                        injector.tail_at - c if packet and injector.flit == packet.nflits else None, injector.out_vc, rel(injector.next_wake),
+                        _port_signature(injector.out, c)))
+        for receiver in network.receivers:
+            sig.append((tuple((t - c, self._packet(p)) for t, p in receiver.arrivals), rel(receiver.next_wake)))
+        sig.append(tuple((id(m), m.packets_out, max(m.start - c, 0)) for m in self.messages))
+        self.signature = tuple(sig)
+        self.counters = self._counters()
+
+    def _message(self, message) -> None:
+        if id(message) not in self._message_ids:
+            self._message_ids.add(id(message))
+            self.messages.append(message)
+
+    def _packet(self, packet) -> tuple:
+        self.packets[id(packet)] = packet
+        self._message(packet.msg)
+        injected = packet.injected - self.cycle if packet.injected >= 0 else None
+        return (id(packet.msg), packet.nflits, packet.nbytes, injected, packet.last)
+
+    def _ports(self):
+        net = self.network
+        for router in net.routers:
+            yield from router.outputs
+        for injector in net.injectors:
+            yield injector.out
+
+    def _counters(self) -> list[int]:
+        """Every counter that grows linearly while the state repeats, in a fixed order (messages'
+        unsent bytes last, from `unsent_at`)."""
+        net = self.network
+        stats = net.packet_stats
+        values = [net.clock.steps, stats.packets, stats.flits, stats.bytes, stats.network_latency, stats.hops]
+        for out in self._ports():
+            values += (out.stall, out.flits, out.bytes)
+        values += [port.residency for router in net.routers for port in router.inputs]
+        values += [receiver.flits for receiver in net.receivers]
+        self.unsent_at = len(values)
+        values += [message.unsent for message in self.messages]
+        return values
+
+    def set_counters(self, values: list[int]) -> None:
+        net = self.network
+        stats = net.packet_stats
+        it = iter(values)
+        net.clock.steps, stats.packets, stats.flits, stats.bytes, stats.network_latency, stats.hops = (
+            next(it) for _ in range(6))
+        for out in self._ports():
+            out.stall, out.flits, out.bytes = next(it), next(it), next(it)
+        for router in net.routers:
+            for port in router.inputs:
+                port.residency = next(it)
+        for receiver in net.receivers:
+            receiver.flits = next(it)
+        for message in self.messages:
+            message.unsent = next(it)
+
+    def shift(self, span: int, first: int) -> None:
+        """Move every stored cycle `span` cycles later. `last_move` / `last_step` (when a router /
+        NIC last acted) move only if it acted during the period that started at `first`: then it
+        acts in every period; else it stays idle throughout."""
+        net = self.network
+        clock = net.clock
+        buckets = {k + span: bucket for k, bucket in clock.buckets.items()}
+        clock.buckets.clear()
+        clock.buckets.update(buckets)
+        clock.due[:] = sorted(buckets)  # in place (the clock's loop holds it); a sorted list is a heap
+        clock.cycle += span
+        for router in net.routers:
+            if router.next_wake != NEVER:
+                router.next_wake += span
+            if router.last_move > first:
+                router.last_move += span
+            for port in router.inputs:
+                port.busy_until += span
+                for vc in port.vcs:
+                    _shift(vc.ready, span)
+        for out in self._ports():
+            out.busy_until += span
+            for pending in out.pending:
+                _shift(pending, span)
+            if out.stall_since >= 0:
+                out.stall_since += span
+        for injector in net.injectors:
+            if injector.next_wake != NEVER:
+                injector.next_wake += span
+            if injector.packet is not None and injector.flit == injector.packet.nflits:
+                injector.tail_at += span
+            if injector.last_step > first:
+                injector.last_step += span
+        for receiver in net.receivers:
+            if receiver.next_wake != NEVER:
+                receiver.next_wake += span
+            arrivals = [(t + span, packet) for t, packet in receiver.arrivals]
+            receiver.arrivals.clear()
+            receiver.arrivals.extend(arrivals)
+        for packet in self.packets.values():
+            if packet.injected >= 0:
+                packet.injected += span
+
+
+def _shift(cycles, span: int) -> None:
+    """Add `span` to every cycle of a deque, in place (components hold references to it)."""
+    if cycles:
+        shifted = [t + span for t in cycles]
+        cycles.clear()
+        cycles.extend(shifted)
+
+
+def _relative(cycle: int):
+    return lambda wake: wake if wake == NEVER else wake - cycle
+
+
+def _port_signature(out, c: int) -> tuple:
+    return (max(out.busy_until - c, 0), tuple(out.credits), tuple(tuple(max(t - c, 0) for t in q) for q in out.pending),
+            tuple(out.allocated), tuple(out.tail_sent), out.waiting, out.stall_since - c if out.stall_since >= 0 else None)
