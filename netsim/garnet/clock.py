@@ -75,11 +75,23 @@ class CycleClock:
             return
         env = self.env
         due = self.due
+        buckets = self.buckets
+        after_cycle = self.after_cycle
         cycle = self.armed
         budget = INLINE_CYCLES
         while True:
+            # Step the components of `cycle`'s bucket (inline: this runs for every busy cycle). An
+            # entry whose component was rescheduled to an earlier cycle meanwhile is stale: skipped.
             heappop(due)
-            self.run_cycle(cycle)
+            bucket = buckets.pop(cycle)
+            self.cycle = cycle
+            for component in bucket:
+                if component.next_wake == cycle:
+                    component.next_wake = NEVER
+                    component.step(cycle)
+            self.steps += len(bucket)
+            if after_cycle is not None:
+                after_cycle(cycle)
             if not due:
                 self.armed = NEVER
                 return
@@ -92,15 +104,3 @@ class CycleClock:
             # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock is the
             # one reach into its internals, so that components reading env.now see this cycle.
             env._now = at
-
-    def run_cycle(self, cycle: int) -> None:
-        """Step the components of `cycle`'s bucket (a stale entry was rescheduled earlier: skipped)."""
-        bucket = self.buckets.pop(cycle)
-        self.cycle = cycle
-        for component in bucket:
-            if component.next_wake == cycle:
-                component.next_wake = NEVER
-                component.step(cycle)
-        self.steps += len(bucket)
-        if self.after_cycle is not None:
-            self.after_cycle(cycle)

@@ -44,7 +44,7 @@ from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.packet import Message, Packet
 from netsim.garnet.params import Params
 from netsim.garnet.router import InputPort, Router
-from netsim.garnet.routing import check_vcs, hop_classes, ring_links, vc_range
+from netsim.garnet.routing import ANY, HIGH, LOW, check_vcs, hop_classes, ring_links, vc_range
 from netsim.garnet.stats import PacketStats, link_extra, nic_frame
 from netsim.topology import Topology
 
@@ -86,6 +86,13 @@ class GarnetNetwork(Network):
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
         self._routes: dict[tuple[int, int], tuple[dict, int, int]] = {}
         self._ring_links = ring_links(topology, dateline)
+        # What route() assembles tables from, so that building one (for every pair a run uses) is
+        # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
+        # the last item), and the link's dimension; NIC cycles per set of dimensions crossed.
+        self._hop_entries = [[(out, *vc_range(vc_class, len(out.credits))) for vc_class in (LOW, HIGH, ANY)]
+                             for out in self.link_ports]
+        self._link_dims = [link.dim for link in topology.links]
+        self._nic_cycles: dict[frozenset, int] = {}
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self.packets_in_network = 0
@@ -147,14 +154,16 @@ class GarnetNetwork(Network):
         entry = self._routes.get(key)
         if entry is None:
             path = self.topology.route(src, dst)
-            outs = [self.ports[hop] for hop in zip(path, path[1:])]
-            classes = hop_classes(self._ring_links, [out.link_id for out in outs])
-            table = {}
-            for u, out, vc_class in zip(path, outs, classes):
-                table[u] = (out, *vc_range(vc_class, len(out.credits)))
+            link_ids = [self.ports[hop].link_id for hop in zip(path, path[1:])]
+            hops = self._hop_entries
+            table = {u: hops[link_id][vc_class]
+                     for u, link_id, vc_class in zip(path, link_ids, hop_classes(self._ring_links, link_ids))}
             table[dst] = (self.ejects[dst], 0, 1)
-            links = self.topology.links
-            entry = (table, len(path) - 1, self.params.nic_cycles(links[out.link_id].dim for out in outs))
+            dims = frozenset(self._link_dims[link_id] for link_id in link_ids)
+            nic_cycles = self._nic_cycles.get(dims)
+            if nic_cycles is None:
+                nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
+            entry = (table, len(path) - 1, nic_cycles)
             self._routes[key] = entry
         return entry
 

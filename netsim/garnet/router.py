@@ -174,7 +174,7 @@ class Router:
                 continue
             if (head and self.batch and out.cpf == 1 and len(ready) == nflits and ready[-1] < cycle + nflits
                     and (out.eject or out.credits[out_vc] >= nflits or out.absorb(out_vc, cycle) >= nflits)
-                    and self._unopposed(vc, port, out)):
+                    and (active[0] is vc or self._unopposed(vc, port, out))):  # first in turn: no call
                 # Flits arrive at least a cycle apart, so `ready[-1] < cycle + nflits` means flit k is
                 # ready by cycle + k: with its credits held and no VC ahead in turn order able to claim
                 # this input or output meanwhile, the packet leaves exactly as flit by flit, in one step.

@@ -34,31 +34,29 @@ class LevelSpec:
     links: int = setting(1, parse=non_negative_int, help="parallel links per NPU pair (ASTRA-sim's links-count; informational)")
 
 
-def group_base(coords: tuple[int, ...], dim: int, sizes) -> int:
-    """The NPU with coordinate 0 along `dim` in this NPU's group: names the group."""
-    base = list(coords)
-    base[dim] = 0
-    return npu_of(base, sizes)
-
-
 def level_order_route(topo: Topology, src: int, dst: int, group_switch: dict) -> list[int]:
-    """Dimension-ordered minimal path from `src` to `dst` (see module docstring)."""
+    """Dimension-ordered minimal path from `src` to `dst` (see module docstring).
+
+    Works on NPU ids directly (this runs for every NPU pair a run uses): with dimension 0 fastest,
+    coordinate d of an id is `id // stride % size`, and moving along d changes the id by a multiple
+    of `stride`; `base`, the id with coordinate 0 along d, names the group (as in `group_switch`).
+    """
     path = [src]
-    here = list(topo.coords(src))
-    target = topo.coords(dst)
-    sizes = topo.dim_sizes
+    here = src
+    stride = 1
     for d, dim in enumerate(topo.dims):
-        if here[d] == target[d]:
-            continue
-        if dim.kind == "ring":
-            for c in ring_steps(here[d], target[d], dim.size):
-                here[d] = c
-                path.append(npu_of(here, sizes))
-            continue
-        if dim.kind == "switch":
-            path.append(group_switch[d, group_base(tuple(here), d, sizes)])
-        here[d] = target[d]
-        path.append(npu_of(here, sizes))
+        size = dim.size
+        c, target = here // stride % size, dst // stride % size
+        if c != target:
+            base = here - c * stride
+            if dim.kind == "ring":
+                path.extend(base + step * stride for step in ring_steps(c, target, size))
+            else:
+                if dim.kind == "switch":
+                    path.append(group_switch[d, base])
+                path.append(base + target * stride)
+            here = base + target * stride
+        stride *= size
     return path
 
 
