@@ -14,7 +14,7 @@ from netsim import report
 from netsim.config import did_you_mean, parse_override, settings_of, toml_key
 from netsim.errors import ConfigError, NetsimError
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
-from netsim.progress import tick, watching
+from netsim.progress import StopRequested, tick, watching
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
@@ -194,8 +194,12 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
+    if args.warmup is not None and args.warmup < 0:
+        raise ConfigError(f"--warmup {args.warmup}: expected a number of cycles >= 0")
+    partial = False
     if args.sweep:
-        points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed)
+        points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed,
+                                                 warmup_cycles=args.warmup)
         summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": saturation, "sweep_points": len(points)})
         tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
@@ -203,19 +207,24 @@ def scenario_synth(args, monitor):
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
-        run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed, None)
+        run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed,
+                               args.warmup)
         monitor.title = f"netsim synth: {args.pattern} at {args.rate:g} on {network.name}"
         clock = run.network.clock
         monitor.tracker = lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}")
         tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
-        summary = run.execute()
+        try:
+            summary = run.execute()
+        except StopRequested:  # Ctrl-C: report the cycles simulated so far
+            summary = run.summary(clock.now_cycle())
+            partial = True
         monitor.finish(run.network)
         tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}
     for key in [k for k, v in summary.items() if isinstance(v, pd.DataFrame)]:
         tables[key] = summary.pop(key)
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
-               "backend": "garnet", "partial": False, "seed": args.seed,
+               "backend": "garnet", "partial": partial, "seed": args.seed,
                "network": {"name": network.name, "path": network.path, "config": network.table}}
     return RunResult(name, summary, tables)
 
@@ -386,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--rate", type=float, help="offered load in flits/node/cycle")
     synth.add_argument("--packet-flits", type=int, default=4, help="flits per packet (default 4)")
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")
+    synth.add_argument("--warmup", type=int, help="warm-up cycles before measuring (default: a fifth of --cycles)")
     synth.add_argument("--sweep", action="store_true", help="walk offered load up to saturation")
     common(synth)
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)

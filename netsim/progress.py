@@ -200,14 +200,19 @@ def watching(monitor: RunMonitor):
             monitor.view.close()
 
 
+class StopRequested(Exception):
+    """Raised out of a simulation driven by `env.run` when the user pressed Ctrl-C once: the caller
+    reports what was simulated (a second Ctrl-C raises KeyboardInterrupt and aborts)."""
+
+
 def tick(network, period_ns: float, monitor: RunMonitor) -> None:
     """For runs driven by `env.run` rather than Network.run (synthetic traffic): check the monitor
-    every `period_ns` of simulated time; on Ctrl-C raise KeyboardInterrupt out of the simulation.
+    every `period_ns` of simulated time; on Ctrl-C raise StopRequested out of the simulation.
     The checks only read state, so they do not change the results."""
 
     def fire(_event) -> None:
         if monitor.check(network):
-            raise KeyboardInterrupt
+            raise StopRequested
         network.env.timeout(period_ns).callbacks.append(fire)
 
     network.env.timeout(period_ns).callbacks.append(fire)

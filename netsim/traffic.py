@@ -172,7 +172,8 @@ class SynthRun:
             self.measured_stats.add(packet, cycle)
 
     def execute(self) -> dict:
-        started = time.perf_counter()
+        """Warm up, measure, drain (for at most as long again); return the summary."""
+        self.started = time.perf_counter()
         net = self.network
         for source in self.sources:
             source.start()
@@ -183,8 +184,15 @@ class SynthRun:
         while self.measured and now < limit:
             now = min(limit, now + step)
             net.env.run(until=net.clock.ns(now))
+        return self.summary(now)
+
+    def summary(self, now: int) -> dict:
+        """The figures of the run up to cycle `now`; a run stopped early (Ctrl-C) is measured over the
+        part of its window it reached."""
         self.stopped = True
-        nodes_cycles = self.topology.npus * self.cycles
+        net = self.network
+        measured_cycles = max(0, min(now, self.end) - self.warmup)
+        nodes_cycles = self.topology.npus * measured_cycles or 1
         stats = self.measured_stats.summary()
         return {
             "pattern": self.pattern,
@@ -199,7 +207,7 @@ class SynthRun:
             "warmup_cycles": self.warmup,
             "flit_hops": net.flit_hops(),
             "events": net.clock.steps,
-            "wall_time_s": time.perf_counter() - started,
+            "wall_time_s": time.perf_counter() - self.started,
         }
 
 
@@ -220,7 +228,7 @@ def saturated(result: dict, zero_load_latency: float) -> bool:
 
 
 def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,
-                rates=None) -> tuple[list[dict], float]:
+                rates=None, warmup_cycles: int | None = None) -> tuple[list[dict], float]:
     """Walk offered load up to saturation; returns (per-load results, saturation load).
 
     Without `rates`: steps of 0.05 until the first saturated load, then three bisection steps
@@ -230,12 +238,13 @@ def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, se
     results: list[dict] = []
 
     def measure(rate: float) -> bool:
-        result = run_synth(network_config, pattern, rate, packet_flits, cycles, seed)
+        result = run_synth(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles)
         result["saturated"] = saturated(result, zero_load)
         results.append(result)
         return result["saturated"]
 
-    zero_load = run_synth(network_config, pattern, 0.002, packet_flits, cycles, seed)["avg_packet_latency_cycles"] or 1
+    zero_load = run_synth(network_config, pattern, 0.002, packet_flits, cycles, seed,
+                          warmup_cycles)["avg_packet_latency_cycles"] or 1
     if rates is not None:
         for rate in rates:
             measure(rate)
