@@ -74,21 +74,28 @@ class CycleClock:
         if event._value != self.armed:  # stale: an earlier cycle was armed after this one
             return
         env = self.env
+        peek = env.peek
         due = self.due
         buckets = self.buckets
         after_cycle = self.after_cycle
+        clock_ghz = self.clock_ghz
+        limit = self.limit  # set by Network.run before simpy runs this; no step changes it
         cycle = self.armed
         budget = INLINE_CYCLES
         while True:
             # Step the components of `cycle`'s bucket (inline: this runs for every busy cycle). An
             # entry whose component was rescheduled to an earlier cycle meanwhile is stale: skipped.
+            # The bucket stays in `buckets` while it runs, so a component woken for this very cycle
+            # (a NIC given a message by a traffic source) is appended to it and stepped in this
+            # pass, after the others, rather than in a second pass with its own bucket.
             heappop(due)
-            bucket = buckets.pop(cycle)
+            bucket = buckets[cycle]
             self.cycle = cycle
             for component in bucket:
                 if component.next_wake == cycle:
                     component.next_wake = NEVER
                     component.step(cycle)
+            del buckets[cycle]
             self.steps += len(bucket)
             if after_cycle is not None:
                 after_cycle(cycle)
@@ -96,9 +103,9 @@ class CycleClock:
                 self.armed = NEVER
                 return
             cycle = due[0]
-            at = cycle / self.clock_ghz
+            at = cycle / clock_ghz
             budget -= 1
-            if not budget or at >= env.peek() or at > self.limit:  # back to simpy
+            if not budget or at >= peek() or at > limit:  # back to simpy
                 self._arm(cycle)
                 return
             # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock is the

@@ -20,7 +20,8 @@ class OutputPort:
 
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "busy_until", "eject", "receiver",
                  "dst_router", "dst_port", "dst_vcs", "dst_R", "depth", "credits", "pending", "allocated",
-                 "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes", "full")
+                 "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes", "full",
+                 "full_class")
 
     def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
                  release_on_sent: bool):
@@ -44,7 +45,11 @@ class OutputPort:
         self.tail_sent: list[bool] = []  # per VC: its packet's tail has left (tail-credit release)
         self.release_on_sent = release_on_sent
         self.waiting = False  # a flit here is blocked on credits or VCs: wake the owner on return
-        self.full = None  # (cycle, lo, hi) of the last VC allocation that failed (one try per class and cycle)
+        # The last VC allocation that failed: its cycle and VC class (lo, hi), so that other heads of
+        # that class give up at once in that cycle. Two fields: the cycle compare alone (an int) is
+        # all most heads pay.
+        self.full = -1
+        self.full_class = None
         self.stall_since = -1
         self.stall = 0  # cycles flits waited for credits or a VC
         self.flits = 0
@@ -113,7 +118,7 @@ class OutputPort:
         """The tail of `vc`'s packet has been sent: free the VC now (tail-sent) or on its credit."""
         if self.release_on_sent:
             self.allocated[vc] = False
-            self.full = None
+            self.full = -1
             if self.waiting:
                 self.waiting = False
                 self.clock.wake(self.owner, cycle + 1)

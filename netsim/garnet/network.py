@@ -190,8 +190,8 @@ class GarnetNetwork(Network):
                      handed_off=None, on_delivered=None) -> Message:
         """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint)."""
         now = self.clock.now_cycle()
-        _, _, nic_cycles = self.route(src, dst)
-        message = Message(src, dst, tag, nbytes, packet_bytes, now, now + nic_cycles, handed_off, on_delivered)
+        route = self.route(src, dst)
+        message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2], handed_off, on_delivered)
         self.traffic_changed()
         self.injectors[src].submit(message)
         return message
@@ -201,7 +201,7 @@ class GarnetNetwork(Network):
         nbytes = min(message.unsent, message.packet_bytes)
         message.unsent -= nbytes
         message.packets_out += 1
-        route, hops, _ = self.route(message.src, message.dst)
+        route, hops, _ = message.route
         nflits = -(-nbytes // self.flit_bytes)
         self.packets_in_network += 1
         if self.fast_forward is not None:

@@ -9,13 +9,15 @@ from typing import Callable, Hashable
 class Message:
     """One send: cut into packets by the source NIC as it injects, delivered when all arrive."""
 
-    __slots__ = ("src", "dst", "tag", "nbytes", "unsent", "packet_bytes", "packets_out", "start",
+    __slots__ = ("src", "dst", "route", "tag", "nbytes", "unsent", "packet_bytes", "packets_out", "start",
                  "created", "handed_off", "on_delivered")
 
-    def __init__(self, src: int, dst: int, tag: Hashable, nbytes: int, packet_bytes: int, created: int,
-                 start: int, handed_off, on_delivered: Callable[["Message"], None] | None):
+    def __init__(self, src: int, dst: int, route: tuple[dict, int, int], tag: Hashable, nbytes: int,
+                 packet_bytes: int, created: int, start: int, handed_off,
+                 on_delivered: Callable[["Message"], None] | None):
         self.src = src
         self.dst = dst
+        self.route = route  # GarnetNetwork.route(src, dst), looked up once for all its packets
         self.tag = tag
         self.nbytes = nbytes
         self.unsent = nbytes  # bytes not yet cut into packets

@@ -111,8 +111,15 @@ class Router:
         self.inputs.append(port)
 
     def step(self, cycle: int) -> None:
-        wake_at = self._admit(cycle) if self.joining else NEVER
         active = self.active
+        joining = self.joining
+        wake_at = NEVER
+        if joining:
+            if joining[-1].ready[0] <= cycle:  # the usual case: all of them (in order: `joining` is sorted)
+                active.extend(joining)
+                joining.clear()
+            else:
+                wake_at = self._admit(cycle)
         if not active:
             if wake_at != NEVER:
                 self.clock.wake(self, wake_at)
@@ -146,12 +153,13 @@ class Router:
             elif out.eject:
                 out_vc = vc.out_vc = 0
                 vc.out = out
-            elif out.full == (cycle, lo, hi):  # another head already found no VC of this class here now
+            elif out.full == cycle and out.full_class == (lo, hi):  # another head found no VC of this class now
                 continue
             else:  # VC allocation: one packet per downstream VC
                 out_vc = out.allocate(lo, hi, cycle)
                 if out_vc < 0:
-                    out.full = (cycle, lo, hi)
+                    out.full = cycle
+                    out.full_class = (lo, hi)
                     credit_at = out.wait_vc(lo, hi, cycle)
                     if credit_at < wake_at:
                         wake_at = credit_at
@@ -246,12 +254,14 @@ class Router:
         Returns the cycle `vc` may send again (NEVER if it is now empty)."""
         ready = vc.ready
         port = vc.port
+        upstream = port.upstream
         credit_latency = port.credit_latency
-        returning = port.upstream.pending[vc.index]  # credits, appended directly (see OutputPort)
+        returning = upstream.pending[vc.index]  # credits, appended directly (see OutputPort)
         cpf = out.cpf
         nflits = packet.nflits
-        if ready[nflits - 1] <= cycle + (nflits - 1) * cpf:  # the usual case: back to back
-            departures = range(cycle, cycle + nflits * cpf, cpf)
+        end = cycle + nflits * cpf  # back to back, the tail leaves at end - cpf
+        if ready[nflits - 1] <= end - cpf:  # the usual case: back to back
+            departures = range(cycle, end, cpf)
             if len(ready) == nflits:  # only this packet here: take its flits in bulk
                 waited = sum(ready)
                 ready.clear()
@@ -260,7 +270,7 @@ class Router:
                 for _ in departures:
                     waited += ready.popleft()
             residency = nflits * cycle + cpf * nflits * (nflits - 1) // 2 - waited  # sum of departures - ready
-            returning.extend(range(cycle + credit_latency, cycle + credit_latency + nflits * cpf, cpf))
+            returning.extend(range(cycle + credit_latency, end + credit_latency, cpf))
         else:  # the tail is still arriving over a slower link: flits leave as they become ready
             departures = []
             depart = cycle
@@ -273,8 +283,7 @@ class Router:
                 returning.append(depart + credit_latency)
                 departures.append(depart)
                 depart += cpf
-        port.residency += residency + packet.nflits * self.pipeline
-        upstream = port.upstream
+        port.residency += residency + nflits * self.pipeline
         if upstream.waiting:
             upstream.waiting = False
             # A flit waits for one credit; a whole packet (packet fidelity, which never waits for
