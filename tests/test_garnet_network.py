@@ -202,3 +202,22 @@ def test_astra_sim_garnet_file_errors(tmp_path):
     bad.write_text("num-npus: 8\nnum-packagez: 4\n")
     with pytest.raises(ConfigError, match="num-packagez"):
         load_network(bad)
+
+
+def test_per_vc_occupancy_table_adds_up_to_the_ports():
+    """stats()['vcs']: per input port and VC, max and mean occupancy; VCs sum to the port's mean."""
+    config = make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64, buffer_flits=2)
+    net = build(config)
+    rng = random.Random(5)
+    for tag in range(300):
+        src, dst = rng.sample(range(net.topology.npus), 2)
+        net.endpoint(src).send(dst, 16 * rng.randint(1, 12), tag)
+    net.run()
+    vcs = net.stats()["vcs"]
+    assert list(vcs.columns) == ["router", "port", "link_id", "vc", "max_flits", "mean_flits", "buffer_flits"]
+    assert len(vcs) == sum(len(port.vcs) for router in net.routers for port in router.inputs)
+    assert (vcs["max_flits"] <= vcs["buffer_flits"]).all() and vcs["max_flits"].max() > 0
+    links = net.link_stats()
+    per_port = vcs[vcs["link_id"] >= 0].groupby("link_id")["mean_flits"].sum()
+    for link_id, mean in per_port.items():
+        assert mean == pytest.approx(links.loc[links["link_id"] == link_id, "mean_buffer_flits"].item())

@@ -207,7 +207,7 @@ class Snapshot:
         values = [net.clock.steps, stats.packets, stats.flits, stats.bytes, stats.network_latency, stats.hops]
         for out in self._ports():
             values += (out.stall, out.flits, out.bytes)
-        values += [port.residency for router in net.routers for port in router.inputs]
+        values += [vc.residency for router in net.routers for port in router.inputs for vc in port.vcs]
         values += [receiver.flits for receiver in net.receivers]
         self.unsent_at = len(values)
         values += [message.unsent for message in self.messages]
@@ -223,7 +223,8 @@ class Snapshot:
             out.stall, out.flits, out.bytes = next(it), next(it), next(it)
         for router in net.routers:
             for port in router.inputs:
-                port.residency = next(it)
+                for vc in port.vcs:
+                    vc.residency = next(it)
         for receiver in net.receivers:
             receiver.flits = next(it)
         for message in self.messages:

@@ -45,7 +45,7 @@ from netsim.garnet.packet import Message, Packet
 from netsim.garnet.params import Params
 from netsim.garnet.router import InputPort, Router
 from netsim.garnet.routing import ANY, HIGH, LOW, check_vcs, hop_classes, ring_links, vc_range
-from netsim.garnet.stats import PacketStats, link_extra, nic_frame
+from netsim.garnet.stats import PacketStats, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 
 
@@ -303,6 +303,7 @@ class GarnetNetwork(Network):
     def stats(self) -> dict[str, pd.DataFrame]:
         frames = super().stats()
         frames["nic_links"] = nic_frame(self)
+        frames["vcs"] = vc_frame(self)
         summary = self.packet_stats.summary()
         summary["cycles"] = self.clock.now_cycle()
         summary["events"] = self.clock.steps

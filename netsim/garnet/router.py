@@ -37,7 +37,7 @@ from netsim.garnet.clock import NEVER
 class VCBuffer:
     """One virtual channel of an input port: flit ready-cycles and the packets they belong to."""
 
-    __slots__ = ("port", "index", "rank", "ready", "packets", "sent", "out", "out_vc", "peak")
+    __slots__ = ("port", "index", "rank", "ready", "packets", "sent", "out", "out_vc", "peak", "residency")
 
     def __init__(self, port: "InputPort", index: int):
         self.port = port
@@ -49,13 +49,13 @@ class VCBuffer:
         self.out = None  # output port claimed by the front packet
         self.out_vc = -1  # downstream VC claimed by the front packet
         self.peak = 0  # most flits held or on the wire towards it (credits in use)
+        self.residency = 0  # flit-cycles spent in this buffer (mean occupancy = residency / cycles)
 
 
 class InputPort:
     """An input port: `vcs` buffers of `depth` flits; returns credits to its upstream port."""
 
-    __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_latency", "busy_until", "residency",
-                 "link_id")
+    __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_latency", "busy_until", "link_id")
 
     def __init__(self, router: "Router", name: str, vcs: int, depth: int, credit_latency: int, link_id: int):
         self.router = router
@@ -65,8 +65,12 @@ class InputPort:
         self.upstream = None  # the OutputPort (router or NIC) feeding this port
         self.credit_latency = credit_latency
         self.busy_until = 0  # first cycle this port may send a flit through the crossbar again
-        self.residency = 0  # flit-cycles spent in these buffers (mean occupancy = residency / cycles)
         self.link_id = link_id
+
+    @property
+    def residency(self) -> int:
+        """Flit-cycles spent in this port's buffers (mean occupancy = residency / cycles)."""
+        return sum(vc.residency for vc in self.vcs)
 
 
 def _join_order(vc: VCBuffer) -> tuple[int, int]:
@@ -198,7 +202,7 @@ class Router:
             # switch traversal: one flit leaves this buffer
             ready.popleft()
             port.busy_until = cycle + 1
-            port.residency += cycle - at + self.pipeline
+            vc.residency += cycle - at + self.pipeline
             port.upstream.credit(vc.index, cycle + port.credit_latency)
             sent = vc.sent + 1
             tail = sent == nflits
@@ -283,7 +287,7 @@ class Router:
                 returning.append(depart + credit_latency)
                 departures.append(depart)
                 depart += cpf
-        port.residency += residency + nflits * self.pipeline
+        vc.residency += residency + nflits * self.pipeline
         if upstream.waiting:
             upstream.waiting = False
             # A flit waits for one credit; a whole packet (packet fidelity, which never waits for

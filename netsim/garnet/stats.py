@@ -77,6 +77,15 @@ def link_extra(network) -> dict:
     }
 
 
+def vc_frame(network) -> pd.DataFrame:
+    """One row per input port and VC: the most flits it held and its mean occupancy over the run."""
+    cycles = max(1, network.clock.now_cycle())
+    rows = [{"router": router.node, "port": port.name, "link_id": port.link_id, "vc": vc.index,
+             "max_flits": vc.peak, "mean_flits": vc.residency / cycles, "buffer_flits": port.depth}
+            for router in network.routers for port in router.inputs for vc in port.vcs]
+    return pd.DataFrame(rows, columns=["router", "port", "link_id", "vc", "max_flits", "mean_flits", "buffer_flits"])
+
+
 def nic_frame(network) -> pd.DataFrame:
     """One row per NIC link: injection ('nic-npu') and ejection ('npu-nic') of every NPU."""
     cycles = max(1, network.clock.now_cycle())
