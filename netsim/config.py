@@ -78,6 +78,13 @@ def choice(*options: str) -> Callable[[Any], str]:
     return parse
 
 
+def as_table(value: Any) -> dict:
+    """A TOML table (a dict)."""
+    if not isinstance(value, Mapping):
+        raise UnitError(f"expected a table, got {value!r}")
+    return dict(value)
+
+
 def list_of(item: Callable[[Any], Any], min_len: int = 1) -> Callable[[Any], tuple]:
     """A parser for a list of items (returned as a tuple)."""
 

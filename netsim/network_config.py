@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from netsim.bundled import find_config
-from netsim.config import Source, apply_override, as_str, build, choice, read_toml, setting
+from netsim.config import Source, apply_override, as_str, as_table, build, choice, read_toml, setting
 from netsim.errors import ConfigError
 from netsim.garnet.config import GarnetConfig
 from netsim.topology import TOPOLOGY_KINDS, LevelSpec, Topology
@@ -25,11 +25,11 @@ NETWORK_SUFFIXES = (".toml", ".json", ".yml", ".yaml", ".txt")
 class NetworkFile:
     """The top level of a network TOML."""
 
-    topology: dict = setting(parse=dict, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
+    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
     backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical or garnet")
-    garnet: dict = setting(None, parse=dict, help="the [garnet] table of packet-backend parameters")
+    garnet: dict = setting(None, parse=as_table, help="the [garnet] table of packet-backend parameters")
 
 
 @dataclass(frozen=True)

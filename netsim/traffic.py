@@ -133,10 +133,10 @@ class SynthRun:
                  warmup_cycles: int | None, network_options: dict | None = None):
         if pattern not in PATTERNS:
             raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERNS)})")
+        if packet_flits < 1 or cycles < 1:
+            raise ConfigError(f"--packet-flits {packet_flits} and --cycles {cycles}: each must be at least 1")
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
-        if packet_flits < 1 or cycles < 1:
-            raise ConfigError("packet_flits and cycles must be at least 1")
         self.topology = network_config.build_topology()
         # The traffic sources' random draws are not network state: no steady state to fast-forward.
         options = {"fast_forward": False, **(network_options or {})}

@@ -75,6 +75,8 @@ def test_system_config_forms_and_errors(tmp_path, shared_inputs):
     (["run", "--set", "garnet.vc=2"], "unknown key (did you mean 'vcs'?)"),
     (["run", "--set", "endpoint-delay=soon"], "key 'endpoint-delay': expected a time"),
     (["collective", "all-reduce", "--size", "lots"], "--size: expected a size"),
+    (["run", "--set", "topology=3"], "key 'topology': expected a table, got 3"),
+    (["synth", "--pattern", "uniform", "--rate", "0.1", "--packet-flits", "0"], "--packet-flits 0 and --cycles"),
 ])
 def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):
     result = subprocess.run([sys.executable, "-m", "netsim.cli", *args, "--out", str(tmp_path / "o")],
