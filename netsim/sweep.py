@@ -41,9 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from netsim.config import read_toml
+from netsim.config import as_table, read_toml
 from netsim.errors import ConfigError, NetsimError
 from netsim.progress import Snapshot, interruptible
+from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
 POSITIONAL = {"collective": ("kind",)}
@@ -74,6 +75,14 @@ class Study:
     points: tuple
 
 
+def _table(table: dict, name: str, source) -> dict:
+    """The study's [name] table (empty when absent); anything else is a one-line error."""
+    try:
+        return as_table(table.get(name, {}))
+    except UnitError as exc:
+        raise source.error(name, str(exc)) from None
+
+
 def _lists(table, name: str, source) -> dict:
     for key, values in table.items():
         if not isinstance(values, list) or not values:
@@ -90,11 +99,11 @@ def load_study(path: Path) -> Study:
     if unknown:
         key = sorted(unknown)[0]
         raise source.error(key, "unknown key (expected seed, results, [base], [grid], [zip])")
-    base = dict(table.get("base", {}))
+    base = _table(table, "base", source)
     if base.get("command") not in COMMANDS:
         raise source.error("base.command", f"expected one of {', '.join(COMMANDS)}")
-    grid = _lists(table.get("grid", {}), "grid", source)
-    zipped = _lists(table.get("zip", {}), "zip", source)
+    grid = _lists(_table(table, "grid", source), "grid", source)
+    zipped = _lists(_table(table, "zip", source), "zip", source)
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
         raise source.error("zip", f"lists of different lengths {sorted(lengths)}: zipped lists vary together")
@@ -103,7 +112,10 @@ def load_study(path: Path) -> Study:
     seed = table.get("seed", 0)
     if not isinstance(seed, int) or seed < 0:
         raise source.error("seed", "expected a whole number >= 0")
-    results = path.parent / table.get("results", f"{path.stem}.results.jsonl")
+    results_name = table.get("results", f"{path.stem}.results.jsonl")
+    if not isinstance(results_name, str) or not results_name:
+        raise source.error("results", f"expected a file name, got {results_name!r}")
+    results = path.parent / results_name
     return Study(path, seed, results, expand(base, grid, zipped, seed))
 
 

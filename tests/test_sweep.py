@@ -50,6 +50,18 @@ def test_expansion_seeds_and_command_lines(tmp_path):
         load_study(write_study(tmp_path, STUDY.replace('"garnet.vcs" = [2, 4]', '"garnet.vcs" = [2]'), "bad.toml"))
 
 
+@pytest.mark.parametrize("text, message", [
+    ('base = "run"\n', r"bad.toml:1: key 'base': expected a table, got 'run'"),
+    ('[base]\ncommand = "run"\n[grid]\npasses = 3\n', r"key 'grid.passes': expected a non-empty list"),
+    ('results = 5\n[base]\ncommand = "run"\n', r"key 'results': expected a file name, got 5"),
+    ('[base]\ncommand = "train"\n', r"key 'base.command': expected one of"),
+])
+def test_malformed_study_files_give_one_line_errors(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        load_study(write_study(tmp_path, text, "bad.toml"))
+    assert "\n" not in str(info.value)
+
+
 def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     path = write_study(tmp_path, STUDY.replace('size = ["2KiB", "16KiB"]', 'size = ["2KiB", "lots"]')
                        .replace('"garnet.buffer_flits" = [2, 4, 8]', '"garnet.buffer_flits" = [4]'))
