@@ -131,7 +131,8 @@ def parse_toml_workload(path: Path) -> Workload:
     where = _Where(source)
     for key in table:
         if key not in ("workload", "options", "roofline", "layer"):
-            raise ConfigError(f"{where.key(key)}: unknown table{did_you_mean(key, ['workload', 'options', 'roofline', 'layer'])}")
+            raise ConfigError(f"{where.key(key)}: unknown key (expected the tables [workload], [options], [roofline] "
+                              f"and [[layer]]){did_you_mean(key, ('workload', 'options', 'roofline', 'layer'))}")
     head = table.get("workload", {})
     loop = head.get("loop")
     if not isinstance(loop, str):
