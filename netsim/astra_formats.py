@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean, read_json_object
+from netsim.config import Source, did_you_mean, read_json_object, read_text
 from netsim.errors import ConfigError
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
@@ -41,7 +41,7 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     """ASTRA-sim 2.x network YAML -> network table."""
     import yaml
 
-    text = path.read_text()
+    text = read_text(path)
     source = Source(str(path), text)
     try:
         data = yaml.safe_load(text)

@@ -63,7 +63,7 @@ def finish(args, console: Console, result, print_table) -> int:
 
     out = write_outputs(result, output_dir(args, result.name))
     if args.json:
-        print(json.dumps(result.summary, indent=2, default=report.json_default))
+        print(report.to_json(result.summary))
     elif not args.quiet:
         print_table(console, result)
         console.print(f"[dim]wrote {out}[/dim]")
@@ -277,7 +277,7 @@ def cmd_topo(args, console: Console) -> None:
     config = load_network(args.network, network_overrides)
     summary = config.build_topology().summary()
     if args.json:
-        print(json.dumps(summary, indent=2, default=report.json_default))
+        print(report.to_json(summary))
         return
     table = Table(title=f"topology {summary['name']} ({summary['kind']})")
     table.add_column("property")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 # --------------------------------------------------------------------------- value parsers
 def as_int(value: Any, minimum: int | None = None) -> int:
     """A whole number (TOML int or a float with no fraction), optionally bounded below."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or int(value) != value:
         raise UnitError(f"expected a whole number, got {value!r}")
     if minimum is not None and value < minimum:
         raise UnitError(f"expected a whole number >= {minimum}, got {value!r}")
@@ -45,7 +46,7 @@ def non_negative_int(value: Any) -> int:
 
 
 def positive_float(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise UnitError(f"expected a positive number, got {value!r}")
     return float(value)
 
@@ -211,14 +212,23 @@ def describe(cls) -> list[tuple[str, str, Any]]:
 
 
 # --------------------------------------------------------------------------- files
-def read_toml(path: Path) -> tuple[dict, Source]:
-    """Read a TOML file; a syntax error names the file and line."""
+def read_text(path: Path) -> str:
+    """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error."""
     try:
-        text = path.read_text()
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, expected a file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a UTF-8 text file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def read_toml(path: Path) -> tuple[dict, Source]:
+    """Read a TOML file; a syntax error names the file and line."""
+    text = read_text(path)
     try:
         return tomllib.loads(text), Source(str(path), text)
     except tomllib.TOMLDecodeError as exc:
@@ -227,10 +237,7 @@ def read_toml(path: Path) -> tuple[dict, Source]:
 
 def read_json_object(path: Path) -> tuple[dict, Source]:
     """Read a JSON file holding one object; a syntax error names the file and line."""
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
+    text = read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -7,6 +7,7 @@ row per directed link, in link-id order); a column a backend does not model is N
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,22 @@ def json_default(value):
     if isinstance(value, Path):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def finite(value):
+    """`value` with every infinite or NaN float replaced by None, so the JSON is valid (null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value
+
+
+def to_json(summary: dict) -> str:
+    """summary.json's text: strict JSON (no Infinity or NaN), numpy values made plain."""
+    return json.dumps(finite(json.loads(json.dumps(summary, default=json_default))), indent=2)
 
 
 LINK_COLUMNS = {

@@ -10,7 +10,6 @@ A run takes an optional `RunMonitor` (netsim.progress): it shows progress, sampl
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -236,7 +235,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
 def write_outputs(result: RunResult, out_dir: Path) -> Path:
     """Write summary.json and every table as CSV into `out_dir` (created if needed)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "summary.json").write_text(json.dumps(result.summary, indent=2, default=report.json_default) + "\n")
+    (out_dir / "summary.json").write_text(report.to_json(result.summary) + "\n")
     for name, frame in result.tables.items():
         frame.to_csv(out_dir / f"{name}.csv", index=False)
     return out_dir

@@ -110,7 +110,7 @@ def load_study(path: Path) -> Study:
     if "command" in grid or "command" in zipped:
         raise source.error("grid", "vary one command per study; 'command' belongs in [base]")
     seed = table.get("seed", 0)
-    if not isinstance(seed, int) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise source.error("seed", "expected a whole number >= 0")
     results_name = table.get("results", f"{path.stem}.results.jsonl")
     if not isinstance(results_name, str) or not results_name:

@@ -138,6 +138,9 @@ class SynthRun:
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
         self.topology = network_config.build_topology()
+        if self.topology.npus < 2:
+            raise ConfigError(f"network '{network_config.name}' has {self.topology.npus} NPU: synthetic traffic "
+                              "needs at least 2")
         # The traffic sources' random draws are not network state: no steady state to fast-forward.
         options = {"fast_forward": False, **(network_options or {})}
         self.network = GarnetNetwork(self.topology, config=network_config, **options)

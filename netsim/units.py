@@ -41,13 +41,15 @@ def _split(value: object, expected: str) -> tuple[float, str]:
     if isinstance(value, bool):
         raise UnitError(f"expected {expected}, got {value!r}")
     if isinstance(value, (int, float)):
-        return float(value), ""
-    if not isinstance(value, str):
+        number, unit = float(value), ""
+    elif isinstance(value, str) and _NUMBER_WITH_UNIT.match(value):
+        match = _NUMBER_WITH_UNIT.match(value)
+        number, unit = float(match.group(1)), match.group(2)
+    else:
         raise UnitError(f"expected {expected}, got {value!r}")
-    match = _NUMBER_WITH_UNIT.match(value)
-    if not match:
-        raise UnitError(f"expected {expected}, got {value!r}")
-    return float(match.group(1)), match.group(2)
+    if not math.isfinite(number):
+        raise UnitError(f"expected {expected}, got {value!r} (not a finite number)")
+    return number, unit
 
 
 def parse_size(value: object) -> int:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from netsim.bundled import find_config
-from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, read_json_object,
-                           positive_int, read_toml, setting)
+from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_int,
+                           read_json_object, read_text, read_toml, setting)
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_bandwidth, parse_time
 from system.scheduler import INTER_POLICIES, INTRA_POLICIES
@@ -113,7 +113,7 @@ class SystemConfig:
 
 def _read_legacy_text(path: Path) -> tuple[dict, Source]:
     """ASTRA-sim's legacy 'key: value' system file."""
-    text = path.read_text()
+    text = read_text(path)
     table: dict[str, Any] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.split("#", 1)[0].strip()

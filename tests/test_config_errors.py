@@ -84,3 +84,19 @@ def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["collective", "all-reduce", "--size", "64KiB", "--set", "topology.latency=nan"], "not a finite number"),
+    (["collective", "all-reduce", "--size", "64KiB", "--set", "garnet.clock_ghz=inf"], "expected a positive number"),
+    (["run", "--workload", "{binary}"], "not a UTF-8 text file"),
+    (["workload", "gen", "--gemm", "{folder}"], "is a folder, expected a file"),
+])
+def test_unusable_values_and_files_are_one_line_errors(tmp_path, args, message):
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\xff\xfe")
+    args = [a.format(binary=binary, folder=tmp_path) for a in args]
+    result = subprocess.run([sys.executable, "-m", "netsim.cli", *args, "--out", str(tmp_path / "o")],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from netsim.config import read_text
 from netsim.errors import ConfigError
 from workload.model import Comm, Layer, Workload
 from workload.roofline import Roofline
@@ -33,10 +34,7 @@ def from_gemm_csv(path: Path, parallelism: str, npus: int, roofline: Roofline) -
     """One layer per CSV row (M, N, K[, name]) with DATA or MODEL parallelism over `npus` NPUs."""
     if parallelism not in ("DATA", "MODEL"):
         raise ConfigError(f"--parallel {parallelism}: expected DATA or MODEL for a GEMM list")
-    try:
-        rows = list(csv.DictReader(path.read_text().splitlines()))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
+    rows = list(csv.DictReader(read_text(path).splitlines()))
     bpe = roofline.bytes_per_element
     layers = []
     for number, row in enumerate(rows, start=2):

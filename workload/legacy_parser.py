@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from netsim.config import read_text
 from netsim.errors import ConfigError
 from workload.model import COMM_TYPES, Comm, Layer, Workload
 
@@ -91,10 +92,7 @@ def parse_layer(tokens: list[str], where: str, line: int) -> Layer:
 
 
 def parse_legacy_workload(path: Path) -> Workload:
-    try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
+    lines = read_text(path).splitlines()
     content = [(n, line.split()) for n, line in enumerate(lines, start=1) if line.strip()]
     if len(content) < 2:
         raise ConfigError(f"{path}: expected a header line and a layer count")

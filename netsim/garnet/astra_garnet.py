@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean
+from netsim.config import Source, did_you_mean, read_text
 from netsim.errors import ConfigError
 
 NUMBER_KEYS = ("num-npus", "num-packages", "package-rows", "local-rings", "vertical-rings", "horizontal-rings",
@@ -28,7 +28,7 @@ TOPOLOGIES = ("Torus3D", "NV_Switch")
 
 
 def _read(path: Path) -> tuple[dict, Source]:
-    text = path.read_text()
+    text = read_text(path)
     source = Source(str(path), text)
     values: dict = {}
     for number, line in enumerate(text.splitlines(), start=1):
