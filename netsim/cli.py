@@ -349,6 +349,10 @@ def cmd_sweep(args, console: Console) -> int:
     if counts["interrupted"]:
         print(f"netsim: interrupted; finished points are in {counts['results']} (rerun to resume)", file=sys.stderr)
         return 130
+    if counts["failed"]:
+        print(f"netsim: {counts['failed']} of {counts['points']} points failed (their errors are in "
+              f"{counts['results']}; a rerun retries them)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -76,6 +76,7 @@ def test_system_config_forms_and_errors(tmp_path, shared_inputs):
     (["run", "--set", "endpoint-delay=soon"], "key 'endpoint-delay': expected a time"),
     (["collective", "all-reduce", "--size", "lots"], "--size: expected a size"),
     (["run", "--set", "topology=3"], "key 'topology': expected a table, got 3"),
+    (["run", "--set", "workload.bucket-sise=25MiB"], "unknown workload option (did you mean 'bucket-size'?)"),
     (["synth", "--pattern", "uniform", "--rate", "0.1", "--packet-flits", "0"], "--packet-flits 0 and --cycles"),
 ])
 def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):

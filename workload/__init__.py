@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from netsim.bundled import find_config
+from netsim.config import did_you_mean
 from netsim.errors import ConfigError
 from netsim.units import UnitError
 from workload.legacy_parser import parse_legacy_workload
 from workload.loops import LOOPS, NpuRun, loop_for, register_loop
 from workload.model import Comm, Layer, Workload
-from workload.toml_form import option_name, option_value, parse_toml_workload
+from workload.toml_form import KNOWN_OPTIONS, option_name, option_value, parse_toml_workload
 from workload.loops import reordered  # noqa: E402,F401  (the README example: registered via the public API)
 
 WORKLOAD_SUFFIXES = (".txt", ".toml")
@@ -30,6 +31,10 @@ def with_overrides(workload: Workload, items: list[tuple[str, object]]) -> Workl
     options = {}
     for key, value in items:
         name = option_name(key)
+        if name not in KNOWN_OPTIONS:
+            spelled = sorted(k.replace("_", "-").lower() for k in KNOWN_OPTIONS)
+            raise ConfigError(f"--set workload.{key}: unknown workload option"
+                              f"{did_you_mean(key, spelled)} (known: {', '.join(spelled)})")
         try:
             options[name] = option_value(name, value)
         except (UnitError, ValueError) as exc:
