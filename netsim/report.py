@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from netsim.config import read_text
 from netsim.errors import ConfigError
 
 
@@ -108,8 +109,19 @@ def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
     if not summary_path.is_file():
         raise ConfigError(f"{out_dir}: not a netsim output folder (no summary.json)")
     try:
-        summary = json.loads(summary_path.read_text())
+        summary = json.loads(read_text(summary_path))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{summary_path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    tables = {path.stem: pd.read_csv(path) for path in sorted(out_dir.glob("*.csv"))}
-    return summary, tables
+    if not isinstance(summary, dict):
+        raise ConfigError(f"{summary_path}: expected a JSON object")
+    return summary, {path.stem: read_table(path) for path in sorted(out_dir.glob("*.csv"))}
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """One CSV of an output folder; a table with no rows and no columns (e.g. no phases) reads as empty."""
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
