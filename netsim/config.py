@@ -57,14 +57,6 @@ def as_str(value: Any) -> str:
     return value
 
 
-def as_bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in (0, 1):
-        return bool(value)
-    raise UnitError(f"expected true or false, got {value!r}")
-
-
 def choice(*options: str) -> Callable[[Any], str]:
     """A parser accepting one of `options` (case-insensitive), returned in its canonical spelling."""
 
@@ -200,15 +192,6 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
         except UnitError as exc:
             raise source.error(dotted, str(exc)) from None
     return cls(**values)
-
-
-def describe(cls) -> list[tuple[str, str, Any]]:
-    """(key, meaning, default) for each declared key: the generated reference of a config table."""
-    rows = []
-    for f in settings_of(cls):
-        default = None if f.default is dataclasses.MISSING else f.default
-        rows.append((toml_key(f), f.metadata["help"], default))
-    return rows
 
 
 # --------------------------------------------------------------------------- files

@@ -29,6 +29,7 @@ study seed through numpy's SeedSequence; wall times are left out for that reason
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import itertools
 import json
@@ -303,3 +304,19 @@ def results_frame(path: Path):
     rows = [{"point": r["point"], "seed": r["seed"], "status": r["status"], "error": r.get("error", ""),
              **r["params"], **r.get("result", {})} for r in read_results(path).values()]
     return pd.DataFrame(rows).sort_values("point").reset_index(drop=True) if rows else pd.DataFrame()
+
+
+def study_arguments(description: str, default_out: str, quick_help: str) -> argparse.ArgumentParser:
+    """The command line every study script shares: --quick, --out (results folder) and --jobs."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--out", default=default_out, help=f"results folder (default {default_out})")
+    parser.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
+    return parser
+
+
+def results_folder(args: argparse.Namespace) -> Path:
+    """A study's results folder (created): OUT/quick or OUT/full, so the two never mix."""
+    out = Path(args.out) / ("quick" if args.quick else "full")
+    out.mkdir(parents=True, exist_ok=True)
+    return out

@@ -17,17 +17,15 @@ Points run in parallel and resume (their results files are netsim sweep files).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
 
 from netsim import traffic
 from netsim.plots import pyplot
-from netsim.sweep import sweep
+from netsim.sweep import results_folder, study_arguments, sweep
 
 NETWORKS = {"switch-16": "flat", "dgx-8x4": "hierarchical"}
-SYNTH_NETWORK = {"switch-16": "switch-16", "dgx-8x4": "dgx-8x4"}
 KNOBS = ["garnet.buffer_flits", "garnet.vcs"]
 
 
@@ -98,13 +96,9 @@ def headline(frame: pd.DataFrame) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="two depths, two VC counts, small sizes (under a minute)")
-    parser.add_argument("--out", default="results/buffers", help="results folder (default results/buffers)")
-    parser.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
-    args = parser.parse_args()
-    out = Path(args.out) / ("quick" if args.quick else "full")
-    out.mkdir(parents=True, exist_ok=True)
+    args = study_arguments(__doc__.split("\n")[0], "results/buffers",
+                           "two depths, two VC counts, small sizes (under a minute)").parse_args()
+    out = results_folder(args)
     frame = measure(out, args.quick, args.jobs)
     frame.to_csv(out / "buffers.csv", index=False)
     plot(out, frame)

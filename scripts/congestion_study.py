@@ -18,14 +18,13 @@ messages take it minutes each at ~400k flit-hops/s).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
 
 from netsim import traffic
 from netsim.plots import pyplot
-from netsim.sweep import sweep
+from netsim.sweep import results_folder, study_arguments, sweep
 from netsim.units import format_size, parse_size
 
 TOPOLOGIES = {"torus-4x4": "torus", "switch-16": "switch", "dgx-8x4": "hierarchical"}
@@ -127,14 +126,10 @@ def headline(slow: pd.DataFrame, sat: pd.DataFrame) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes and loads (under a minute)")
-    parser.add_argument("--out", default="results/congestion", help="results folder (default results/congestion)")
-    parser.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
+    parser = study_arguments(__doc__.split("\n")[0], "results/congestion", "small sizes and loads (under a minute)")
     parser.add_argument("--max-packet-size", default="16MiB", help="largest size run on the packet backend")
     args = parser.parse_args()
-    out = Path(args.out) / ("quick" if args.quick else "full")
-    out.mkdir(parents=True, exist_ok=True)
+    out = results_folder(args)
     frame = collectives(out, args.quick, parse_size(args.max_packet_size), args.jobs)
     slow = slowdown(frame)
     synthetic = synth(out, args.quick, args.jobs)

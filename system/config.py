@@ -59,7 +59,7 @@ def non_negative_time(value: Any) -> float:
 
 @dataclass(frozen=True)
 class SystemConfig:
-    """The system layer's settings; see `netsim.config.describe(SystemConfig)` for the reference."""
+    """The system layer's settings: each key declared once below, with its parser and meaning."""
 
     name: str = setting("", parse=as_str, help="short name used in reports")
     scheduling_policy: str = setting("FIFO", key="scheduling-policy", parse=choice("FIFO", "LIFO"),

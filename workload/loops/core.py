@@ -98,11 +98,6 @@ class NpuRun:
         yield event
         self.layers[layer].exposed[phase] += self.env.now - started
 
-    def wait_all(self, layer: int, phase: str, events) -> Generator:
-        """Block until every event in `events` (None entries ignored) fires, charging `layer`'s `phase`."""
-        for event in events:
-            yield from self.wait(layer, phase, event)
-
     def option(self, key: str, default=None):
         """A header option of the workload (`model_parallel_NPU_group: 4` -> [4]); `default` if absent."""
         return self.workload.options.get(key, default)
