@@ -24,7 +24,7 @@ import simpy
 from simpy.events import Timeout
 
 NEVER = 1 << 62  # "no wake-up pending": larger than any cycle reached
-INLINE_CYCLES = 8  # cycles run without handing back to simpy (see the module docstring)
+INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 
 
 class CycleClock:

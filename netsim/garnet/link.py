@@ -155,17 +155,19 @@ class OutputPort:
         if tail:
             self.release(vc, cycle)
 
-    def forward_packet(self, packet, vc: int, departures) -> None:
-        """Send all flits of `packet` into downstream `vc` at once, flit k leaving at `departures[k]`
-        (increasing, at least `cpf` apart; credits for all of them already checked).
+    def forward_packet(self, packet, vc: int, first: int, departures: list | None = None) -> None:
+        """Send all flits of `packet` into downstream `vc` at once: back to back from cycle `first`
+        (one every `cpf` cycles), or flit k at `departures[k]` (increasing, at least `cpf` apart)
+        when the flits could not leave back to back. Credits for all of them are already checked.
 
         The trick that makes unobstructed packets cheap: the downstream buffer gets every flit's
         ready-cycle now (a buffer already holds flits still on the wire), the link is reserved up
         to the tail, and the downstream router is woken once, for the head.
         """
-        first, last = departures[0], departures[-1]
-        nflits = len(departures)
-        self.busy_until = last + self.cpf
+        nflits = packet.nflits
+        cpf = self.cpf
+        last = first + (nflits - 1) * cpf if departures is None else departures[-1]
+        self.busy_until = last + cpf
         self.flits += nflits
         self.bytes += packet.nbytes
         if self.stall_since >= 0:
@@ -179,12 +181,16 @@ class OutputPort:
         ready = buffer.ready
         joins = not ready
         delay = self.lat + self.dst_R
-        if type(departures) is range:  # back to back: no list to build
-            ready.extend(range(departures.start + delay, departures.stop + delay, departures.step))
+        if departures is None:
+            ready.extend(range(first + delay, last + delay + 1, cpf))
         else:
             ready.extend([cycle + delay for cycle in departures])
         if joins:
-            join(self.dst_router, buffer)
+            joining = self.dst_router.joining
+            if joining:
+                join(self.dst_router, buffer)
+            else:  # nothing else on its way there: no turn order to keep
+                joining.append(buffer)
         buffer.packets.append(packet)
         if len(ready) > buffer.peak:
             buffer.peak = len(ready)

@@ -78,7 +78,7 @@ class Injector:
                 # Credits for every flit: they leave one per cycle whatever happens downstream, so
                 # send them all now and step again only when the tail has left.
                 packet.injected = cycle
-                out.forward_packet(packet, out_vc, range(cycle, cycle + nflits))
+                out.forward_packet(packet, out_vc, cycle)
                 self.flit = nflits
                 self.tail_at = cycle + nflits - 1
                 if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):

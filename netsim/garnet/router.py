@@ -23,7 +23,9 @@ Whole packets in one step (`_send_packet`):
   as a unit; the output link and the input port stay busy until the tail has left;
 - flit fidelity (`batch`): a packet whose flits are all ready in time, whose credits are all held
   and that no VC ahead in turn order can contend with leaves exactly as it would flit by flit, so
-  it is sent in one step too (tests check the results are identical with batching off).
+  it is sent in one step too (tests check the results are identical with batching off);
+- the usual case at low load, a router holding one packet and nothing else, skips the turn-order
+  bookkeeping (`_send_lone`).
 """
 
 from __future__ import annotations
@@ -117,6 +119,11 @@ class Router:
     def step(self, cycle: int) -> None:
         active = self.active
         joining = self.joining
+        if not active and len(joining) == 1 and joining[0].ready[0] <= cycle:
+            vc = joining.pop()
+            active.append(vc)
+            if self._send_lone(vc, cycle):
+                return
         wake_at = NEVER
         if joining:
             if joining[-1].ready[0] <= cycle:  # the usual case: all of them (in order: `joining` is sorted)
@@ -226,6 +233,42 @@ class Router:
         if wake_at != NEVER:
             self.clock.wake(self, wake_at)
 
+    def _send_lone(self, vc: VCBuffer, cycle: int) -> bool:
+        """The usual case at low load: `vc`, the only VC of this router holding flits, has a head
+        ready, so nothing can contend with it. Sends its packet whole if it can leave as the
+        general path would send it; else returns False, leaving any VC it claimed on `vc` for
+        the general path (which then finds the head past allocation, as after a failed batch)."""
+        port = vc.port
+        packet = vc.packets[0]
+        out, lo, hi = packet.route[self.node]
+        if port.busy_until > cycle or out.busy_until > cycle:
+            return False
+        nflits = packet.nflits
+        if self.whole_packets:
+            whole = True
+        else:  # flit fidelity: the packet can leave back to back (the batch condition of `step`)
+            ready = vc.ready
+            whole = self.batch and out.cpf == 1 and len(ready) == nflits and ready[-1] < cycle + nflits
+        if out.eject:
+            out_vc = 0
+            if not whole:
+                return False
+        else:
+            out_vc = out.allocate(lo, hi, cycle)
+            if out_vc < 0:
+                return False
+            credits = out.credits[out_vc]
+            if credits < nflits:
+                credits = out.absorb(out_vc, cycle)
+            if credits < nflits or not whole:
+                vc.out = out
+                vc.out_vc = out_vc
+                return False
+        wake_at = self._send_packet(vc, packet, out, out_vc, cycle)
+        if wake_at != NEVER:
+            self.clock.wake(self, wake_at)
+        return True
+
     def _admit(self, cycle: int) -> int:
         """Move the joining VCs whose head is ready by `cycle` to the back of the turn order; returns
         the cycle the next one's head will be ready (NEVER if none)."""
@@ -263,18 +306,18 @@ class Router:
         returning = upstream.pending[vc.index]  # credits, appended directly (see OutputPort)
         cpf = out.cpf
         nflits = packet.nflits
-        end = cycle + nflits * cpf  # back to back, the tail leaves at end - cpf
-        if ready[nflits - 1] <= end - cpf:  # the usual case: back to back
-            departures = range(cycle, end, cpf)
+        tail = cycle + (nflits - 1) * cpf  # back to back
+        if ready[nflits - 1] <= tail:  # the usual case: back to back
+            departures = None
             if len(ready) == nflits:  # only this packet here: take its flits in bulk
                 waited = sum(ready)
                 ready.clear()
             else:
                 waited = 0
-                for _ in departures:
+                for _ in range(nflits):
                     waited += ready.popleft()
             residency = nflits * cycle + cpf * nflits * (nflits - 1) // 2 - waited  # sum of departures - ready
-            returning.extend(range(cycle + credit_latency, end + credit_latency, cpf))
+            returning.extend(range(cycle + credit_latency, tail + credit_latency + 1, cpf))
         else:  # the tail is still arriving over a slower link: flits leave as they become ready
             departures = []
             depart = cycle
@@ -287,16 +330,16 @@ class Router:
                 returning.append(depart + credit_latency)
                 departures.append(depart)
                 depart += cpf
+            tail = departures[-1]
         vc.residency += residency + nflits * self.pipeline
         if upstream.waiting:
             upstream.waiting = False
             # A flit waits for one credit; a whole packet (packet fidelity, which never waits for
             # credits of a VC it holds) waits for a VC, free once the last of these credits is back.
-            first_useful = departures[-1] if self.whole_packets else departures[0]
+            first_useful = tail if self.whole_packets else cycle
             self.clock.wake(upstream.owner, first_useful + credit_latency)
-        tail = departures[-1]
         port.busy_until = tail + 1
-        out.forward_packet(packet, out_vc, departures)
+        out.forward_packet(packet, out_vc, cycle, departures)
         vc.packets.popleft()
         vc.sent = 0
         vc.out = None
