@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from netsim import report
-from netsim.config import did_you_mean, parse_override, settings_of, toml_key
+from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
+                           settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import StopRequested, tick, watching
@@ -23,6 +24,19 @@ DEFAULT_WORKLOAD = "Resnet50_DataParallel"
 DEFAULT_SYNTH_NETWORK = "torus-8x8"
 COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather", "scatter",
                "barrier")
+TRANSFORMER_OPTIONS = (("--layers", 2, "transformer blocks"), ("--hidden", 1024, "hidden size"),
+                       ("--sequence", 2048, "sequence length"), ("--micro-batch", 1, "micro-batch size"),
+                       ("--tp", 1, "tensor parallel degree"), ("--pp", 1, "pipeline parallel degree"),
+                       ("--dp", 1, "data parallel degree"), ("--micro-batches", 1, "micro-batches (pp > 1)"))
+
+
+def option(flag: str, parse, value):
+    """`value` of command-line option `flag` read by a parser of netsim.config or netsim.units (e.g.
+    positive_int, parse_size); a bad value is a one-line error naming the option."""
+    try:
+        return parse(value)
+    except UnitError as exc:
+        raise ConfigError(f"{flag}: {exc}") from None
 
 
 # ---------------------------------------------------------------------------- overrides
@@ -151,10 +165,9 @@ def scenario_run(args, monitor):
     system = load_system(args.system, system_overrides)
     workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value)
                                                              for path, value in workload_items])
-    if args.passes < 1:
-        raise ConfigError(f"--passes {args.passes}: expected a whole number >= 1")
+    passes = option("--passes", positive_int, args.passes)
     monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})"
-    return run_training(network, system, workload, passes=args.passes, seed=args.seed, monitor=monitor)
+    return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
 
 def scenario_collective(args, monitor):
@@ -166,10 +179,7 @@ def scenario_collective(args, monitor):
     elif args.size is None:
         raise ConfigError(f"--size is required for {args.kind}, e.g. --size 64MiB")
     else:
-        try:
-            nbytes = parse_size(args.size)
-        except UnitError as exc:
-            raise ConfigError(f"--size: {exc}") from None
+        nbytes = option("--size", parse_size, args.size)
         if nbytes < 1:
             raise ConfigError("--size: expected at least 1 byte")
     network_overrides, system_overrides = split_overrides(args.set)
@@ -194,8 +204,8 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
-    if args.warmup is not None and args.warmup < 0:
-        raise ConfigError(f"--warmup {args.warmup}: expected a number of cycles >= 0")
+    if args.warmup is not None:
+        option("--warmup", non_negative_int, args.warmup)
     partial = False
     if args.sweep:
         points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed,
@@ -233,6 +243,7 @@ def cmd_simulate(args, console: Console) -> int:
     """run, collective and synth: the scenario under a progress monitor, then the output folder."""
     from netsim.progress import RunMonitor, make_view
 
+    option("--seed", non_negative_int, args.seed)
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with watching(monitor):
         result = args.scenario(args, monitor)
@@ -257,15 +268,15 @@ def cmd_workload_gen(args, console: Console) -> None:
     from workload.generator import from_gemm_csv, transformer, write
     from workload.roofline import Roofline
 
-    try:
-        roofline = Roofline(args.peak_tflops, parse_bandwidth(args.memory_bandwidth), args.bytes_per_element)
-    except UnitError as exc:
-        raise ConfigError(f"--memory-bandwidth: {exc}") from None
+    dests = ("npus", "bytes_per_element", *(flag[2:].replace("-", "_") for flag, _, _ in TRANSFORMER_OPTIONS))
+    counts = {dest: option("--" + dest.replace("_", "-"), positive_int, getattr(args, dest)) for dest in dests}
+    npus, bytes_per_element = counts.pop("npus"), counts.pop("bytes_per_element")
+    roofline = Roofline(option("--peak-tflops", positive_float, args.peak_tflops),
+                        option("--memory-bandwidth", parse_bandwidth, args.memory_bandwidth), bytes_per_element)
     if args.gemm:
-        workload = from_gemm_csv(Path(args.gemm), args.parallel.upper(), args.npus, roofline)
+        workload = from_gemm_csv(Path(args.gemm), args.parallel.upper(), npus, roofline)
     else:
-        workload = transformer(args.layers, args.hidden, args.sequence, args.micro_batch, args.tp, args.pp, args.dp,
-                               roofline, args.micro_batches)
+        workload = transformer(roofline=roofline, **counts)  # the options are named as its parameters
     legacy, toml = write(workload, Path(args.out or "."))
     if not args.quiet:
         console.print(f"{workload.name}: {len(workload.layers)} layers, loop {workload.parallelism}; "
@@ -294,6 +305,7 @@ def cmd_report(args, console: Console) -> None:
     """A run's folder as a terminal report: summary, per-dimension utilization, busiest links and
     most congested ports; with --plot, PNGs beside the CSVs."""
     out_dir = Path(args.dir)
+    top = option("--top", positive_int, args.top)
     summary, tables = report.load_output(out_dir)
     if args.plot:
         from netsim.plots import write_plots
@@ -311,8 +323,8 @@ def cmd_report(args, console: Console) -> None:
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
     console.print(table)
     if "links" in tables:
-        print_links(console, tables["links"], args.top)
-        print_ports(console, tables["links"], args.top)
+        print_links(console, tables["links"], top)
+        print_ports(console, tables["links"], top)
     if args.plot:
         for path in written:
             console.print(f"[dim]wrote {path}[/dim]")
@@ -338,9 +350,8 @@ def cmd_sweep(args, console: Console) -> int:
     from netsim.sweep import load_study, run_study
 
     study = load_study(Path(args.study))
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError(f"--jobs {args.jobs}: expected a whole number >= 1")
-    counts = run_study(study, args.jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
+    jobs = None if args.jobs is None else option("--jobs", positive_int, args.jobs)
+    counts = run_study(study, jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
     if args.json:
         print(json.dumps(counts, indent=2))
     elif not args.quiet:
@@ -366,8 +377,17 @@ def common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="output folder (default ./netsim-out/<name>)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="netsim", description="Packet-level network simulation for distributed training.")
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose errors raise ConfigError (one line, no usage text): for command lines netsim
+    builds itself, such as a sweep point's, where usage text on stderr would help nobody."""
+
+    def error(self, message: str):
+        raise ConfigError(f"{self.prog}: {message}")
+
+
+def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The `netsim` command line; its subcommands' parsers are of `parser_class` too."""
+    parser = parser_class(prog="netsim", description="Packet-level network simulation for distributed training.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="simulate training iterations of a workload")
@@ -429,10 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--gemm", help="CSV with columns M,N,K[,name]; one linear layer per row")
     gen.add_argument("--parallel", default="DATA", help="for --gemm: DATA or MODEL (default DATA)")
     gen.add_argument("--npus", type=int, default=16, help="for --gemm MODEL: NPUs the N dimension is split over")
-    for flag, default, text in (("--layers", 2, "transformer blocks"), ("--hidden", 1024, "hidden size"),
-                                ("--sequence", 2048, "sequence length"), ("--micro-batch", 1, "micro-batch size"),
-                                ("--tp", 1, "tensor parallel degree"), ("--pp", 1, "pipeline parallel degree"),
-                                ("--dp", 1, "data parallel degree"), ("--micro-batches", 1, "micro-batches (pp > 1)")):
+    for flag, default, text in TRANSFORMER_OPTIONS:
         gen.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
     gen.add_argument("--peak-tflops", type=float, default=312.0, help="roofline peak (default 312)")
     gen.add_argument("--memory-bandwidth", default="2039GB/s", help="roofline memory bandwidth (default 2039GB/s)")

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from netsim.config import as_table, read_toml
+from netsim.config import as_table, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
 from netsim.progress import Snapshot, interruptible
 from netsim.units import UnitError
@@ -50,6 +50,7 @@ from netsim.units import UnitError
 COMMANDS = ("run", "collective", "synth")
 POSITIONAL = {"collective": ("kind",)}
 LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
+RECORD = {"point": int, "key": str, "params": dict, "seed": int, "status": str}  # every record's keys
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def point_argv(point: Point) -> list[str]:
     argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
     for key, value in params.items():
         action = options.get(key.replace("-", "_"))
-        if action is None or action.dest in ("set", "seed", "out", "json", "quiet"):
+        if action is None or action.dest in ("help", "set", "seed", "out", "json", "quiet"):
             rendered = json.dumps(value) if not isinstance(value, str) else value
             argv += ["--set", f"{key}={rendered}"]
         elif isinstance(value, bool):
@@ -154,16 +155,12 @@ def point_argv(point: Point) -> list[str]:
 
 def run_point(point: Point) -> dict:
     """Run one point (in a worker); never raises: a failure becomes the record's error."""
-    from netsim.cli import build_parser
+    from netsim.cli import OneLineParser, build_parser
     from netsim.progress import RunMonitor
 
     record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
-    argv = point_argv(point)
     try:
-        try:
-            args = build_parser().parse_args(argv)
-        except SystemExit:
-            raise ConfigError(f"not a valid command line: netsim {' '.join(argv)}") from None
+        args = build_parser(OneLineParser).parse_args(point_argv(point))  # a bad option: ConfigError
         result = args.scenario(args, RunMonitor())
     except NetsimError as exc:
         return {**record, "status": "error", "error": str(exc)}
@@ -174,17 +171,57 @@ def run_point(point: Point) -> dict:
     return {**record, "status": "ok", "result": metrics}
 
 
+def as_record(line: str) -> dict | None:
+    """A results file's line as a point's record (as run_point makes it), or None if it is not one."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(record, dict) or record.get("status") not in ("ok", "error") \
+            or not isinstance(record.get("result", {}), dict):
+        return None
+    typed = all(isinstance(record.get(key), kind) and not isinstance(record.get(key), bool)
+                for key, kind in RECORD.items())
+    return record if typed else None
+
+
 def read_results(path: Path) -> dict[str, dict]:
-    """Finished records by point key (the last record of a key wins; a torn last line is ignored)."""
+    """Finished records by point key (the last record of a key wins). A torn last line (no newline:
+    the sweep was killed while writing it) is ignored; any other line that is not a record, or a
+    path that is no readable file, is a one-line error."""
     records = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
+    if not path.exists():
+        return records
+    lines = read_text(path).split("\n")  # the last item is "" or a torn line
+    for number, line in enumerate(lines, start=1):
+        record = as_record(line) if line.strip() else None
+        if record is not None:
             records[record["key"]] = record
+        elif line.strip() and number < len(lines):
+            shown = line if len(line) <= 60 else line[:57] + "..."
+            raise ConfigError(f"{path}:{number}: expected a sweep point's record, a JSON object with keys "
+                              f"{', '.join(RECORD)} (one per line, as netsim sweep writes them), got {shown!r}")
     return records
+
+
+def open_results(path: Path):
+    """The results file opened for appending, after a torn last line is cut off (a complete record
+    that only lacks its newline gets one), so that every record starts a line of its own."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = path.read_bytes() if path.is_file() else b""
+        tail = data[data.rfind(b"\n") + 1:]
+        complete = as_record(tail.decode("utf-8", "replace")) is not None
+        if tail and not complete:
+            os.truncate(path, len(data) - len(tail))
+        out = open(path, "a")
+        if tail and complete:
+            out.write("\n")
+        return out
+    except (FileExistsError, NotADirectoryError) as exc:  # a file where a folder of the path should be
+        raise ConfigError(f"{path}: cannot write the results file ({exc.filename} is not a folder)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the results file ({exc.strerror})") from None
 
 
 def _ignore_sigint() -> None:
@@ -256,8 +293,7 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
     done = {key: record for key, record in read_results(study.results).items() if record["status"] == "ok"}
     todo = [point for point in study.points if point.key not in done]
     state = SweepState(view or NullView(), len(study.points), len(study.points) - len(todo))
-    study.results.parent.mkdir(parents=True, exist_ok=True)
-    with open(study.results, "a") as out, interruptible(state):
+    with open_results(study.results) as out, interruptible(state):
         def emit(record: dict) -> None:
             out.write(json.dumps(record, sort_keys=True) + "\n")
             out.flush()

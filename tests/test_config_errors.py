@@ -78,6 +78,12 @@ def test_system_config_forms_and_errors(tmp_path, shared_inputs):
     (["run", "--set", "topology=3"], "key 'topology': expected a table, got 3"),
     (["run", "--set", "workload.bucket-sise=25MiB"], "unknown workload option (did you mean 'bucket-size'?)"),
     (["synth", "--pattern", "uniform", "--rate", "0.1", "--packet-flits", "0"], "--packet-flits 0 and --cycles"),
+    (["run", "--passes", "0"], "netsim: error: --passes: expected a whole number >= 1, got 0"),
+    (["collective", "all-reduce", "--size", "1KiB", "--verify", "--seed", "-1"],
+     "netsim: error: --seed: expected a whole number >= 0, got -1"),
+    (["synth", "--pattern", "uniform", "--rate", "0.1", "--warmup", "-1"],
+     "netsim: error: --warmup: expected a whole number >= 0, got -1"),
+    (["report", "nothing", "--top", "-1"], "netsim: error: --top: expected a whole number >= 1, got -1"),
 ])
 def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):
     result = subprocess.run([sys.executable, "-m", "netsim.cli", *args, "--out", str(tmp_path / "o")],

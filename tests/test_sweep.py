@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from netsim.cli import main
 from netsim.errors import ConfigError
 from netsim.sweep import load_study, point_argv, results_frame, run_study
 
@@ -72,6 +73,77 @@ def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert list(frame["status"]) == ["ok", "ok", "error", "error"]
     assert frame["error"].iloc[2].startswith("--size: ") and "\n" not in frame["error"].iloc[2]
     assert (frame["collective_time_ns"].iloc[:2] > 0).all()
+
+
+SMALL = """
+[base]
+command = "collective"
+kind = "all-reduce"
+network = "ring-8"
+[grid]
+size = ["1KiB", "2KiB"]
+"""
+RECORD_KEYS = "a JSON object with keys point, key, params, seed, status (one per line, as netsim sweep writes them)"
+
+
+@pytest.mark.parametrize("lines, message", [
+    (["FIRST", "[1, 2]"], "study.results.jsonl:2: expected a sweep point's record, " + RECORD_KEYS + ", got '[1, 2]'"),
+    (["not json", "FIRST"],
+     "study.results.jsonl:1: expected a sweep point's record, " + RECORD_KEYS + ", got 'not json'"),
+    (['{"key": "k", "point": 0}'], "study.results.jsonl:1: expected a sweep point's record, " + RECORD_KEYS +
+     """, got '{"key": "k", "point": 0}'"""),
+])
+def test_results_file_with_a_line_that_is_no_record_is_a_one_line_error(tmp_path, capsys, lines, message):
+    path = write_study(tmp_path, SMALL)
+    results = tmp_path / "study.results.jsonl"
+    assert run_study(load_study(path), jobs=1)["ok"] == 2
+    first = results.read_text().splitlines()[0]
+    results.write_text("".join(first + "\n" if line == "FIRST" else line + "\n" for line in lines))
+    assert main(["sweep", str(path), "--jobs", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"netsim: error: {tmp_path}/{message}\n"
+
+
+@pytest.mark.parametrize("results, message", [
+    ("out", "out: is a folder, expected a file"),
+    ("study.toml/out.jsonl", "study.toml/out.jsonl: cannot write the results file ({folder}/study.toml is not a folder)"),
+])
+def test_results_path_that_cannot_be_a_results_file_is_a_one_line_error(tmp_path, capsys, results, message):
+    path = write_study(tmp_path, f'results = "{results}"\n' + SMALL)
+    (tmp_path / "out").mkdir()
+    assert main(["sweep", str(path), "--jobs", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"netsim: error: {tmp_path}/{message.format(folder=tmp_path)}\n"
+
+
+def test_a_torn_last_line_is_cut_off_and_the_sweep_resumes(tmp_path):
+    reference = write_study(tmp_path / "reference", SMALL)
+    run_study(load_study(reference), jobs=1)
+    expected = (tmp_path / "reference" / "study.results.jsonl").read_text()
+    path = write_study(tmp_path / "torn", SMALL)
+    results = tmp_path / "torn" / "study.results.jsonl"
+    results.write_text(expected.splitlines()[0] + "\n" + expected.splitlines()[1][:25])  # killed mid-write
+    assert run_study(load_study(path), jobs=1) == {"points": 2, "skipped": 1, "failed": 0, "ok": 2,
+                                                   "interrupted": False, "results": str(results)}
+    assert results.read_text() == expected
+
+
+def test_point_with_a_bad_option_records_one_line_and_prints_no_usage(tmp_path):
+    path = write_study(tmp_path, SMALL.replace('size = ["1KiB", "2KiB"]',
+                                               'size = ["1KiB"]\nbackend = ["analytical", "photonic"]'))
+    result = subprocess.run([*netsim_command(), "sweep", str(path), "--jobs", "2", "--quiet"], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 1
+    results = tmp_path / "study.results.jsonl"
+    assert result.stderr == (f"netsim: 1 of 2 points failed (their errors are in {results}; "
+                             f"a rerun retries them)\n")
+    frame = results_frame(results)
+    assert list(frame["status"]) == ["ok", "error"]
+    assert frame["error"].iloc[1].startswith("netsim collective: argument --backend: invalid choice: 'photonic'")
+    assert "\n" not in frame["error"].iloc[1]
+
+
+def test_jobs_below_one_is_a_one_line_error(tmp_path, capsys):
+    assert main(["sweep", str(write_study(tmp_path, SMALL)), "--jobs", "0", "--quiet"]) == 2
+    assert capsys.readouterr().err == "netsim: error: --jobs: expected a whole number >= 1, got 0\n"
 
 
 def netsim_command():

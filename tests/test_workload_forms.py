@@ -130,6 +130,31 @@ def test_workload_gen_cli_from_gemm_csv_writes_both_forms_that_run(tmp_path):
                  "--out", str(tmp_path / "out"), "--set", "workload.bucket-size=1MiB"]) == 0
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--gemm", "GOOD", "--parallel", "MODEL", "--npus", "0"], "--npus: expected a whole number >= 1, got 0"),
+    (["--gemm", "GOOD", "--npus", "-4"], "--npus: expected a whole number >= 1, got -4"),
+    (["--gemm", "GOOD", "--peak-tflops", "0"], "--peak-tflops: expected a positive number, got 0.0"),
+    (["--gemm", "GOOD", "--peak-tflops", "nan"], "--peak-tflops: expected a positive number, got nan"),
+    (["--gemm", "GOOD", "--bytes-per-element", "0"], "--bytes-per-element: expected a whole number >= 1, got 0"),
+    (["--peak-tflops", "-1"], "--peak-tflops: expected a positive number, got -1.0"),
+    (["--tp", "0"], "--tp: expected a whole number >= 1, got 0"),
+    (["--micro-batches", "-2"], "--micro-batches: expected a whole number >= 1, got -2"),
+    (["--gemm", "BAD"], "BAD:4: expected positive integer columns M, N, K, got {'M': '0', 'N': '1024', 'K': '1024'}"),
+    (["--gemm", "GOOD", "--parallel", "MODEL", "--npus", "2048"],
+     "GOOD:2: N = 1024 cannot be split over --npus 2048 (MODEL parallelism gives each NPU N / npus columns)"),
+])
+def test_workload_gen_rejects_non_positive_numbers_with_one_line(tmp_path, capsys, args, message):
+    good, bad = tmp_path / "gemms.csv", tmp_path / "zero.csv"
+    good.write_text("name,M,N,K\nfc1,512,1024,1024\n")
+    bad.write_text("M,N,K\n512,1024,1024\n\n0,1024,1024\n")  # the blank line counts in line numbers
+    paths = {"GOOD": str(good), "BAD": str(bad)}
+    args = [paths.get(arg, arg) for arg in args]
+    assert main(["workload", "gen", *args, "--out", str(tmp_path / "out")]) == 2
+    expected = message.replace("GOOD", str(good)).replace("BAD", str(bad))
+    assert capsys.readouterr().err == f"netsim: error: {expected}\n"
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
 def test_bucketing_trades_collective_latency_against_overlap():
     base = load_workload("Resnet50_DataParallel")
     times = {size: run(base.with_options(bucket_size=[size]), network="ring-8").summary["end_to_end_time_ns"]

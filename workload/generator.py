@@ -34,19 +34,25 @@ def from_gemm_csv(path: Path, parallelism: str, npus: int, roofline: Roofline) -
     """One layer per CSV row (M, N, K[, name]) with DATA or MODEL parallelism over `npus` NPUs."""
     if parallelism not in ("DATA", "MODEL"):
         raise ConfigError(f"--parallel {parallelism}: expected DATA or MODEL for a GEMM list")
-    rows = list(csv.DictReader(read_text(path).splitlines()))
+    reader = csv.DictReader(read_text(path).splitlines())
     bpe = roofline.bytes_per_element
     layers = []
-    for number, row in enumerate(rows, start=2):
+    for row in reader:
         try:
             m, n, k = (int(row[c]) for c in ("M", "N", "K"))
+            if min(m, n, k) < 1:
+                raise ValueError
         except (KeyError, TypeError, ValueError):
-            raise ConfigError(f"{path}:{number}: expected integer columns M, N, K, got {row}") from None
-        name = row.get("name") or f"gemm{number - 1}"
+            raise ConfigError(f"{path}:{reader.line_num}: expected positive integer columns M, N, K, "
+                              f"got {row}") from None
+        name = row.get("name") or f"gemm{len(layers) + 1}"
         if parallelism == "DATA":
             layers.append(_linear(name, (m, n, k), roofline, wg=Comm("all-reduce", n * k * bpe)))
+        elif n < npus:
+            raise ConfigError(f"{path}:{reader.line_num}: N = {n} cannot be split over --npus {npus} "
+                              f"(MODEL parallelism gives each NPU N / npus columns)")
         else:
-            shard = max(1, n // npus)
+            shard = n // npus
             layers.append(_linear(name, (m, shard, k), roofline, fwd=Comm("all-gather", m * shard * bpe),
                                   ig=Comm("all-reduce", m * k * bpe)))
     if not layers:
