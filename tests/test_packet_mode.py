@@ -17,8 +17,9 @@ NOC = {"bandwidth": "16GB/s", "latency": "1ns"}
 
 
 def config(topology: dict, **garnet):
+    """The issue's NoC scenario (BookSim-like: one NIC port per node)."""
     table = {"topology": topology, "backend": "garnet",
-             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, **garnet}}
+             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "nic_ports": "single", **garnet}}
     return parse_network_table(table, Source("test"), "test")
 
 

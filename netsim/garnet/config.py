@@ -57,6 +57,7 @@ class GarnetConfig:
     router_latency: int = setting(1, parse=positive_int, cycles=True, help="router pipeline depth in cycles (1 = Garnet, 4 = BookSim RC/VA/SA/ST)")
     link_latency: Optional[int] = setting(None, parse=positive_int, cycles=True, help="link latency in cycles (default: the topology's latency times the clock, rounded up)")
     vc_release: str = setting("tail-credit", parse=choice("tail-credit", "tail-sent"), help="when an upstream VC may be reallocated: tail's credit returned (Garnet) or tail sent (BookSim)")
+    nic_ports: str = setting("per-link", parse=choice("per-link", "single"), help="NIC ports of an NPU: one injection and one ejection port per link of its router, so it drives every link at once as the analytical model assumes (per-link), or one of each shared by all links, at most one flit per cycle in and out (single: Garnet's and BookSim's NI)")
     fidelity: str = setting("flit", parse=choice("flit", "packet"), help="flit-accurate, or packets moving as units (virtual cut-through)")
     deadlock_cycles: int = setting(100000, parse=positive_int, help="cycles a router may hold ready flits without sending one before a deadlock is reported")
     dim: tuple = setting((), parse=dim_overrides, help="per-dimension overrides: [garnet.dim.N] with vcs, buffer_flits, link_latency")

@@ -55,16 +55,17 @@ class FastForward:
         """Traffic changed (or a skip was taken): forget every probe."""
         self.sketches: set[tuple] = set()
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
-        self.pilot = -1  # NPU whose packet cuts mark probe points (-1: the next NPU to cut one)
+        self.pilot = None  # NIC injection port whose packet cuts mark probe points (None: the next to cut one)
         self.probe_due = False
         self.probes = 0
         self.arrivals: list[int] = []  # latency of every packet arrived since the reset
 
-    def cut(self, npu: int) -> None:
-        """NPU `npu` cut a (not last) packet: the end of this cycle is a probe point if it is the pilot."""
-        if self.pilot < 0:
-            self.pilot = npu
-        if npu == self.pilot and self.probes < MAX_PROBES:
+    def cut(self, injector) -> None:
+        """NIC injection port `injector` cut a (not last) packet: the end of this cycle is a probe
+        point if it is the pilot."""
+        if self.pilot is None:
+            self.pilot = injector
+        if injector is self.pilot and self.probes < MAX_PROBES:
             self.probe_due = True
 
     def arrived(self, latency: int) -> None:

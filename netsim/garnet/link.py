@@ -83,15 +83,25 @@ class OutputPort:
         self.credits[vc] = credits
         return credits
 
-    def allocate(self, lo: int, hi: int, cycle: int) -> int:
-        """Claim the first free downstream VC in [lo, hi); -1 if none is free (atomic allocation)."""
+    def allocate(self, lo: int, hi: int, cycle: int, need: int) -> int:
+        """Claim a free downstream VC in [lo, hi) (atomic allocation: one packet per VC); -1 if none is
+        free. Under tail-sent release a free VC may still hold the previous packet's flits: the first
+        free VC with `need` credits is taken (a whole packet's worth in packet fidelity, so packets
+        stream through several VCs as under tail-credit release), else the first free VC."""
         allocated = self.allocated
+        short = -1  # the first free VC without `need` credits
         for vc in range(lo, hi):
             if not allocated[vc] or (self.tail_sent[vc] and self.absorb(vc, cycle) == self.depth):
+                if self.release_on_sent and self.credits[vc] < need and self.absorb(vc, cycle) < need:
+                    if short < 0:
+                        short = vc
+                    continue
                 allocated[vc] = True
                 self.tail_sent[vc] = False
                 return vc
-        return -1
+        if short >= 0:
+            allocated[short] = True
+        return short
 
     def _stalled(self, cycle: int) -> None:
         self.waiting = True

@@ -4,8 +4,9 @@ for all its flits at the next VC, holds the link for its flit count; valid when 
 holds a whole packet). Both keep the router pipeline, link latencies, VCs, dateline classes, atomic
 VC allocation, statistics and invariant checks; zero-load latency is the same closed form.
 
-Every topology node is a `Router`; every NPU also has a NIC (`Injector` + `Receiver`) on its own
-injection and ejection ports. Time runs in integer cycles of `clock_ghz` on a `CycleClock` that
+Every topology node is a `Router`; every NPU also has a NIC: an `Injector` per injection port and a
+`Receiver` per ejection port of its router, one of each per router link (`nic_ports = "per-link"`)
+or one of each for all links (`"single"`). Time runs in integer cycles of `clock_ghz` on a `CycleClock` that
 shares the simpy Environment (nanoseconds) with the system layer.
 
 Zero-load latency of one packet of L flits over H router-to-router links (documented closed form,
@@ -123,24 +124,49 @@ class GarnetNetwork(Network):
             up.outputs.append(out)
             self.ports[link.src, link.dst] = out
             self.link_ports.append(out)
-        self.injectors: list[Injector] = []
-        self.receivers: list[Receiver] = []
-        self.ejects: list[OutputPort] = []
+        self.injectors: list[Injector] = []  # every NIC injection port
+        self.receivers: list[Receiver] = []  # one per ejection port
+        self.nic_ports: list[tuple[int, str, int, OutputPort]] = []  # (npu, kind, link id, port) for the report
+        self._injector_of: dict[int, Injector] = {}  # first link of a route -> its injection port
+        self._eject_of: dict[int, OutputPort] = {}  # last link of a route -> its ejection port
+        # per-link: one injection port per outgoing link and one ejection port per incoming link, so
+        # an NPU drives all its links at once (as the analytical model assumes); single: one of each,
+        # shared by all links (Garnet's and BookSim's NI: one flit per cycle in and out of an NPU).
+        per_link = self.config.nic_ports == "per-link"
         for npu in range(topo.npus):
             router = self.routers[npu]
-            injector = Injector(self, npu, batch)
-            port = InputPort(router, "nic", self.config.vcs, params.nic_buffer_flits(npu), 1, -1)
-            injector.out = OutputPort(injector, clock, f"nic-{npu}", -1, 1, 1, release_on_sent)
-            injector.out.connect(router, port)
-            router.add_input(port)
-            receiver = Receiver(self)
-            eject = OutputPort(router, clock, "to-nic", -1, 1, 1, release_on_sent)
-            eject.eject = True
-            eject.receiver = receiver
-            router.outputs.append(eject)
-            self.injectors.append(injector)
-            self.receivers.append(receiver)
-            self.ejects.append(eject)
+            links_out = [out.link_id for out in router.outputs]
+            links_in = [port.link_id for port in router.inputs]
+            for links in ([link] for link in links_out) if per_link else [links_out]:
+                self._add_injection_port(router, links, f"-to-{topo.links[links[0]].dst}" if per_link else "",
+                                         batch, release_on_sent)
+            for links in ([link] for link in links_in) if per_link else [links_in]:
+                self._add_ejection_port(router, links, f"-from-{topo.links[links[0]].src}" if per_link else "",
+                                        release_on_sent)
+
+    def _add_injection_port(self, router: Router, links: list[int], label: str, batch: bool,
+                            release_on_sent: bool) -> None:
+        """A NIC injection port of NPU `router.node` for the routes leaving over `links`."""
+        npu = router.node
+        injector = Injector(self, npu, batch)
+        port = InputPort(router, f"nic{label}", self.config.vcs, self.params.nic_buffer_flits(npu), 1, -1)
+        injector.out = OutputPort(injector, self.clock, f"nic-{npu}{label}", -1, 1, 1, release_on_sent)
+        injector.out.connect(router, port)
+        router.add_input(port)
+        self.injectors.append(injector)
+        self.nic_ports.append((npu, "nic-npu", links[0] if len(links) == 1 else -1, injector.out))
+        self._injector_of.update(dict.fromkeys(links, injector))
+
+    def _add_ejection_port(self, router: Router, links: list[int], label: str, release_on_sent: bool) -> None:
+        """A NIC ejection port of NPU `router.node` for the routes arriving over `links`."""
+        receiver = Receiver(self)
+        eject = OutputPort(router, self.clock, f"to-nic{label}", -1, 1, 1, release_on_sent)
+        eject.eject = True
+        eject.receiver = receiver
+        router.outputs.append(eject)
+        self.receivers.append(receiver)
+        self.nic_ports.append((router.node, "npu-nic", links[0] if len(links) == 1 else -1, eject))
+        self._eject_of.update(dict.fromkeys(links, eject))
 
     def buffer_depths(self):
         """(port name, flits per VC) of every router input port."""
@@ -148,8 +174,9 @@ class GarnetNetwork(Network):
             for port in router.inputs:
                 yield f"router {router.node} in-port {port.name}", port.depth
 
-    def route(self, src: int, dst: int) -> tuple[dict, int, int]:
-        """(router id -> (output port, VC lo, VC hi), hops, NIC cycles) of src -> dst, built once."""
+    def route(self, src: int, dst: int) -> tuple[dict, int, int, Injector]:
+        """(router id -> (output port, VC lo, VC hi), hops, NIC cycles, injection port) of src -> dst,
+        built once."""
         key = (src, dst)
         entry = self._routes.get(key)
         if entry is None:
@@ -158,12 +185,12 @@ class GarnetNetwork(Network):
             hops = self._hop_entries
             table = {u: hops[link_id][vc_class]
                      for u, link_id, vc_class in zip(path, link_ids, hop_classes(self._ring_links, link_ids))}
-            table[dst] = (self.ejects[dst], 0, 1)
+            table[dst] = (self._eject_of[link_ids[-1]], 0, 1)
             dims = frozenset(self._link_dims[link_id] for link_id in link_ids)
             nic_cycles = self._nic_cycles.get(dims)
             if nic_cycles is None:
                 nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
-            entry = (table, len(path) - 1, nic_cycles)
+            entry = (table, len(path) - 1, nic_cycles, self._injector_of[link_ids[0]])
             self._routes[key] = entry
         return entry
 
@@ -193,7 +220,7 @@ class GarnetNetwork(Network):
         route = self.route(src, dst)
         message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2], handed_off, on_delivered)
         self.traffic_changed()
-        self.injectors[src].submit(message)
+        route[3].submit(message)
         return message
 
     def cut_packet(self, message: Message, cycle: int) -> Packet:
@@ -201,12 +228,12 @@ class GarnetNetwork(Network):
         nbytes = min(message.unsent, message.packet_bytes)
         message.unsent -= nbytes
         message.packets_out += 1
-        route, hops, _ = message.route
+        route, hops, _, injector = message.route
         nflits = -(-nbytes // self.flit_bytes)
         self.packets_in_network += 1
         if self.fast_forward is not None:
             if message.unsent:
-                self.fast_forward.cut(message.src)
+                self.fast_forward.cut(injector)
             else:
                 self.fast_forward.reset()
         return Packet(message, nflits, nbytes, route, hops, message.created, message.unsent == 0)
@@ -317,7 +344,7 @@ class GarnetNetwork(Network):
 
 def zero_load_cycles(network: GarnetNetwork, src: int, dst: int, nflits: int) -> int:
     """The documented closed form (module docstring) of one packet's zero-load latency."""
-    table, hops, _ = network.route(src, dst)
+    table = network.route(src, dst)[0]
     path = network.topology.route(src, dst)
     cycles = 2 + sum(network.routers[node].pipeline for node in path)
     cpfs = [1]

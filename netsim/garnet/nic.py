@@ -64,7 +64,7 @@ class Injector:
         out = self.out
         out_vc = self.out_vc
         if out_vc < 0:  # head flit: claim a VC of the injection port
-            out_vc = out.allocate(0, len(out.credits), cycle)
+            out_vc = out.allocate(0, len(out.credits), cycle, packet.nflits if self.whole_packets else 1)
             if out_vc < 0:
                 self._wait(out.wait_vc(0, len(out.credits), cycle))
                 return
@@ -140,3 +140,5 @@ class Receiver:
             _, packet = arrivals.popleft()
             self.flits += packet.nflits
             self.network.packet_arrived(packet, cycle)
+        if arrivals:  # a tail announced while this step was already due: its wake-up was dropped
+            self.clock.wake(self, arrivals[0][0])

@@ -167,7 +167,7 @@ class Router:
             elif out.full == cycle and out.full_class == (lo, hi):  # another head found no VC of this class now
                 continue
             else:  # VC allocation: one packet per downstream VC
-                out_vc = out.allocate(lo, hi, cycle)
+                out_vc = out.allocate(lo, hi, cycle, packet.nflits if self.whole_packets else 1)
                 if out_vc < 0:
                     out.full = cycle
                     out.full_class = (lo, hi)
@@ -254,7 +254,7 @@ class Router:
             if not whole:
                 return False
         else:
-            out_vc = out.allocate(lo, hi, cycle)
+            out_vc = out.allocate(lo, hi, cycle, nflits if self.whole_packets else 1)
             if out_vc < 0:
                 return False
             credits = out.credits[out_vc]

@@ -87,12 +87,11 @@ def vc_frame(network) -> pd.DataFrame:
 
 
 def nic_frame(network) -> pd.DataFrame:
-    """One row per NIC link: injection ('nic-npu') and ejection ('npu-nic') of every NPU."""
+    """One row per NIC port: injection ('nic-npu') and ejection ('npu-nic') of every NPU, with the
+    router link it feeds or drains (-1 for a single port shared by all links)."""
     cycles = max(1, network.clock.now_cycle())
-    rows = []
-    for npu, (injector, eject) in enumerate(zip(network.injectors, network.ejects)):
-        for kind, port in (("nic-npu", injector.out), ("npu-nic", eject)):
-            rows.append({"npu": npu, "kind": kind, "flits": port.flits, "bytes": port.bytes,
-                         "busy_cycles": port.flits * port.cpf, "utilization": port.flits * port.cpf / cycles,
-                         "credit_stall_time_ns": network.clock.ns(port.stall)})
+    rows = [{"npu": npu, "kind": kind, "link_id": link_id, "flits": port.flits, "bytes": port.bytes,
+             "busy_cycles": port.flits * port.cpf, "utilization": port.flits * port.cpf / cycles,
+             "credit_stall_time_ns": network.clock.ns(port.stall)}
+            for npu, kind, link_id, port in network.nic_ports]
     return pd.DataFrame(rows)
