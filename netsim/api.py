@@ -210,6 +210,10 @@ class Network(ABC):
     def in_flight(self) -> int:
         return self.messages_sent - self.messages_delivered
 
+    def events_so_far(self) -> int:
+        """Simulation events run so far, as the run summary counts them (progress display)."""
+        return self.events
+
     def npu_stats(self) -> pd.DataFrame:
         return pd.DataFrame({"npu": range(self.topology.npus), "bytes_sent": self.bytes_sent,
                              "bytes_received": self.bytes_received})

@@ -195,8 +195,8 @@ def scenario_collective(args, monitor):
 
 
 def scenario_synth(args, monitor):
-    """Synthetic traffic on the packet backend: one offered load (progress in cycles), or a sweep up
-    to saturation (no progress inside it)."""
+    """Synthetic traffic on the packet backend: one offered load, or a sweep up to saturation (each
+    load shown in progress as it runs). Ctrl-C reports what was simulated, marked partial."""
     import pandas as pd
 
     from netsim import traffic
@@ -206,12 +206,26 @@ def scenario_synth(args, monitor):
     network = load_network(args.network, network_overrides, "garnet")
     if args.warmup is not None:
         option("--warmup", non_negative_int, args.warmup)
+
+    def watch(run: traffic.SynthRun, label: str) -> None:
+        """Show `run` in the progress view, and let Ctrl-C stop it."""
+        clock = run.network.clock
+        monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}",
+                        lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
+        tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
+
     partial = False
     if args.sweep:
-        points, saturation = traffic.sweep_synth(network, args.pattern, args.packet_flits, args.cycles, args.seed,
-                                                 warmup_cycles=args.warmup)
+        points = []
+        try:
+            for point in traffic.sweep_points(network, args.pattern, args.packet_flits, args.cycles, args.seed,
+                                              warmup_cycles=args.warmup, watch=watch):
+                points.append(point)
+        except StopRequested:  # Ctrl-C: the loads measured so far
+            partial = True
+        points.sort(key=lambda p: p["rate"])
         summary = dict(points[-1]) if points else {}
-        summary.update({"saturation_load": saturation, "sweep_points": len(points)})
+        summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points)})
         tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
                                          for p in points])}
     else:
@@ -219,14 +233,11 @@ def scenario_synth(args, monitor):
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
         run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed,
                                args.warmup)
-        monitor.title = f"netsim synth: {args.pattern} at {args.rate:g} on {network.name}"
-        clock = run.network.clock
-        monitor.tracker = lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}")
-        tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
+        watch(run, f"at {args.rate:g}")
         try:
             summary = run.execute()
         except StopRequested:  # Ctrl-C: report the cycles simulated so far
-            summary = run.summary(clock.now_cycle())
+            summary = run.summary(run.network.clock.now_cycle())
             partial = True
         monitor.finish(run.network)
         tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}

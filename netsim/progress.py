@@ -140,6 +140,13 @@ class RunMonitor:
         self.next_refresh = self.started + min(self.view.period, 1.0)
         self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
 
+    def restart(self, title: str, tracker: Tracker) -> None:
+        """The next of several runs (a synth sweep's loads): same view and Ctrl-C, fresh samples."""
+        self.title = title
+        self.tracker = tracker
+        self.sampler = LinkSampler()
+        self._last = None
+
     def check(self, network) -> bool:
         self.sampler.maybe_sample(network)
         if self.interrupted:
@@ -165,7 +172,7 @@ class RunMonitor:
             links = network.topology.links
             busiest = [(links[i].src, links[i].dst, util) for util, i in reversed(deltas[-BUSIEST_SHOWN:]) if util > 0]
         self._last = (now, busy)
-        return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events,
+        return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events_so_far(),
                         network.in_flight(), busiest)
 
 

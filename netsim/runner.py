@@ -40,7 +40,7 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
     summary = {
         "backend": network.backend_name,
         "wall_time_s": wall,
-        "events": network.events,
+        "events": network.events_so_far(),
         "simulated_time_ns": network.env.now,
         "partial": partial,
         "seed": seed,

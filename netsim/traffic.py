@@ -230,40 +230,58 @@ def saturated(result: dict, zero_load_latency: float) -> bool:
             or result["avg_packet_latency_cycles"] > 10 * zero_load_latency)
 
 
-def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,
-                rates=None, warmup_cycles: int | None = None) -> tuple[list[dict], float]:
-    """Walk offered load up to saturation; returns (per-load results, saturation load).
+def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, seed: int, rates=None,
+                 warmup_cycles: int | None = None, watch: Callable[[SynthRun, str], None] | None = None):
+    """Walk offered load up to saturation, yielding each load's result (with "saturated") as it is
+    measured; `watch(run, label)` is called before each run starts (progress display, Ctrl-C).
 
     Without `rates`: steps of 0.05 until the first saturated load, then three bisection steps
-    between the last good and the first saturated load. The saturation load is the highest
-    offered load that was not saturated.
+    between the last good and the first saturated load.
     """
-    results: list[dict] = []
 
-    def measure(rate: float) -> bool:
-        result = run_synth(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles)
+    def measure(rate: float, label: str) -> dict:
+        run = SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles)
+        if watch is not None:
+            watch(run, label)
+        return run.execute()
+
+    zero_load = measure(0.002, "zero-load latency")["avg_packet_latency_cycles"] or 1
+
+    def point(rate: float) -> dict:
+        result = measure(rate, f"load {rate:g}")
         result["saturated"] = saturated(result, zero_load)
-        results.append(result)
-        return result["saturated"]
+        return result
 
-    zero_load = run_synth(network_config, pattern, 0.002, packet_flits, cycles, seed,
-                          warmup_cycles)["avg_packet_latency_cycles"] or 1
     if rates is not None:
         for rate in rates:
-            measure(rate)
-    else:
-        good, bad, rate = 0.0, None, 0.05
-        while rate <= 1.0 + 1e-9:
-            if measure(round(rate, 4)):
-                bad = rate
-                break
-            good, rate = rate, rate + 0.05
-        for _ in range(3 if bad is not None else 0):
-            mid = round((good + bad) / 2, 4)
-            if measure(mid):
-                bad = mid
-            else:
-                good = mid
-    results.sort(key=lambda r: r["rate"])
-    ok = [r["offered_load"] for r in results if not r["saturated"]]
-    return results, max(ok, default=0.0)
+            yield point(rate)
+        return
+    good, bad, rate = 0.0, None, 0.05
+    while rate <= 1.0 + 1e-9:
+        result = point(round(rate, 4))
+        yield result
+        if result["saturated"]:
+            bad = rate
+            break
+        good, rate = rate, rate + 0.05
+    for _ in range(3 if bad is not None else 0):
+        mid = round((good + bad) / 2, 4)
+        result = point(mid)
+        yield result
+        if result["saturated"]:
+            bad = mid
+        else:
+            good = mid
+
+
+def saturation_load(results: list[dict]) -> float:
+    """The highest offered load of a sweep that was not saturated (0 if none)."""
+    return max((r["offered_load"] for r in results if not r["saturated"]), default=0.0)
+
+
+def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,
+                rates=None, warmup_cycles: int | None = None) -> tuple[list[dict], float]:
+    """The whole sweep of `sweep_points`: (per-load results in load order, saturation load)."""
+    results = sorted(sweep_points(network_config, pattern, packet_flits, cycles, seed, rates, warmup_cycles),
+                     key=lambda r: r["rate"])
+    return results, saturation_load(results)

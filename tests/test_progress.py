@@ -107,3 +107,25 @@ def test_ctrl_c_during_synth_writes_the_cycles_simulated(tmp_path):
     assert 0 < summary["cycles"] < 5_000_000
     assert 0.15 < summary["accepted_load"] < 0.25  # measured over the cycles it reached
     assert pd.read_csv(out / "links.csv")["bytes"].sum() > 0
+
+
+def test_synth_sweep_shows_each_load_and_ctrl_c_keeps_the_loads_measured(tmp_path):
+    exe = shutil.which("netsim")
+    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    out = tmp_path / "sweep"
+    process = subprocess.Popen([*command, "synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--sweep",
+                                "--cycles", "40000", "--out", str(out)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stderr.readline()
+    assert "progress" in line and "load" in line and "cycle" in line
+    while "load 0.05 " in line or "zero-load" in line:  # until the first load has been measured
+        line = process.stderr.readline()
+    assert "load 0." in line and "events 0 " not in line
+    process.send_signal(signal.SIGINT)
+    _stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "partial results written" in stderr and "Traceback" not in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    sweep = pd.read_csv(out / "sweep.csv")
+    assert summary["partial"] is True and summary["sweep_points"] == len(sweep) >= 1
+    assert list(sweep["rate"]) == sorted(sweep["rate"]) and not sweep["saturated"].any()

@@ -337,6 +337,11 @@ class GarnetNetwork(Network):
         frames["packets"] = pd.DataFrame([summary])
         return frames
 
+    def events_so_far(self) -> int:
+        """simpy events plus the cycle clock's component steps (which run without simpy events),
+        also under `env.run` (synthetic traffic)."""
+        return self.events + self.clock.steps
+
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""
         return sum(o.flits for o in self.link_ports)
