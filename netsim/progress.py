@@ -146,6 +146,7 @@ class RunMonitor:
         self.tracker = tracker
         self.sampler = LinkSampler()
         self._last = None
+        self.started = time.perf_counter()  # wall time and ETA are the current run's
 
     def check(self, network) -> bool:
         self.sampler.maybe_sample(network)

@@ -148,6 +148,7 @@ class SynthRun:
         self.rate = rate
         self.packet_flits = packet_flits
         self.packet_bytes = packet_flits * self.network.flit_bytes
+        self.network.params.check_whole_packets(self.packet_bytes, self.network.buffer_depths(), "--packet-flits")
         self.p = min(1.0, rate / packet_flits)
         self.cycles = cycles
         self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles

@@ -10,7 +10,8 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
   agreement  packet vs flit fidelity: latency below saturation and saturation throughput for
              uniform, transpose and tornado on 4x4 and 8x8 tori and uniform on the 16-port switch
              (saturation throughput as `netsim synth --sweep` finds it),
-             and collective times (ring and direct all-reduce, direct all-to-all) on a 4x4 torus;
+             and collective times (ring and direct all-reduce, direct all-to-all) on a 4x4 NoC torus
+             and on the bundled datacenter-scale torus-4x4 (with the analytical time beside);
   allreduce  ring all-reduce of --size (default 1 GiB) on the 4x4x4 torus with 4 KiB packets, raw
              endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS, share of
              cycles the steady-state fast-forward skipped; and 1/64 of the size cycle by cycle
@@ -121,6 +122,14 @@ def bench_agreement(args) -> None:
         times = [collective_ns(noc((4, 4), f, 8, 8), kind, algorithm, 256 * 1024)[0] for f in ("flit", "packet")]
         print(f"  torus 4x4  {kind} {algorithm} 256 KiB, 8-flit packets: flit {times[0]:.0f} ns packet "
               f"{times[1]:.0f} ns ({ratio(times[1], times[0])})", flush=True)
+    for kind, algorithm in (("all_reduce", "ring"), ("all_reduce", "direct"), ("all_to_all", "direct")):
+        # the bundled datacenter-scale torus as users run collectives on it (derived sizes, per-link NIC
+        # ports, tail-sent release), against the analytical model too
+        times = [collective_ns(load_network("torus-4x4", overrides=[(["garnet", "fidelity"], f)]), kind, algorithm,
+                               4 * 2**20)[0] for f in ("flit", "packet")]
+        analytical = collective_ns(load_network("torus-4x4"), kind, algorithm, 4 * 2**20, AnalyticalNetwork)[0]
+        print(f"  torus-4x4 (bundled) {kind} {algorithm} 4 MiB: flit {times[0]:.0f} ns packet {times[1]:.0f} ns "
+              f"({ratio(times[1], times[0])}); analytical {analytical:.0f} ns", flush=True)
 
 
 def collective_ns(config, kind: str, algorithm: str, nbytes: int, backend=GarnetNetwork) -> tuple[float, float]:

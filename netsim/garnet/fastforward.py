@@ -17,7 +17,7 @@ those, producing exactly the state and statistics the cycle-by-cycle run would h
 - packet latency counts from the message's creation, so the same arrivals one period later have
   a latency P cycles longer: the histogram and the latency sum get those exact values.
 
-How a repetition is found: when the "pilot" NIC (the first to cut a packet since traffic last
+How a repetition is found: when the "pilot" NIC port (the first to cut a packet since traffic last
 changed) cuts a packet, the end of that cycle is a probe point; the network's signature there is
 looked up among the earlier probes (built in full only when a cheap sketch of it repeats, and
 at most `MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
@@ -232,9 +232,9 @@ class Snapshot:
             message.unsent = next(it)
 
     def shift(self, span: int, first: int) -> None:
-        """Move every stored cycle `span` cycles later. `last_move` / `last_step` (when a router /
-        NIC last acted) move only if it acted during the period that started at `first`: then it
-        acts in every period; else it stays idle throughout."""
+        """Move every stored cycle `span` cycles later. `last_move` (when a router last sent a flit)
+        moves only if it sent during the period that started at `first`: then it sends in every
+        period; else it stays idle throughout."""
         net = self.network
         clock = net.clock
         buckets = {k + span: bucket for k, bucket in clock.buckets.items()}
@@ -262,8 +262,6 @@ class Snapshot:
                 injector.next_wake += span
             if injector.packet is not None and injector.flit == injector.packet.nflits:
                 injector.tail_at += span
-            if injector.last_step > first:
-                injector.last_step += span
         for receiver in net.receivers:
             if receiver.next_wake != NEVER:
                 receiver.next_wake += span

@@ -115,7 +115,8 @@ class OutputPort:
         return pending[missing - 1] if len(pending) >= missing else NEVER
 
     def wait_vc(self, lo: int, hi: int, cycle: int) -> int:
-        """A head flit waits for a VC in [lo, hi): when the first released one gets its last credit."""
+        """A head flit waits for a VC in [lo, hi): under tail-credit release, when the first released
+        one gets its last credit; under tail-sent release NEVER (`release` wakes the owner)."""
         self._stalled(cycle)
         earliest = NEVER
         for vc in range(lo, hi):

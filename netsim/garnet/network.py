@@ -85,7 +85,7 @@ class GarnetNetwork(Network):
         self.clock.after_cycle = self._after_cycle
         self._build(batch)
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
-        self._routes: dict[tuple[int, int], tuple[dict, int, int]] = {}
+        self._routes: dict[tuple[int, int], tuple] = {}  # route() by (src, dst)
         self._ring_links = ring_links(topology, dateline)
         # What route() assembles tables from, so that building one (for every pair a run uses) is
         # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
@@ -135,7 +135,7 @@ class GarnetNetwork(Network):
         per_link = self.config.nic_ports == "per-link"
         for npu in range(topo.npus):
             router = self.routers[npu]
-            links_out = [out.link_id for out in router.outputs]
+            links_out = [out.link_id for out in router.outputs]  # read before NIC ports join them
             links_in = [port.link_id for port in router.inputs]
             for links in ([link] for link in links_out) if per_link else [links_out]:
                 self._add_injection_port(router, links, f"-to-{topo.links[links[0]].dst}" if per_link else "",
@@ -180,6 +180,8 @@ class GarnetNetwork(Network):
         key = (src, dst)
         entry = self._routes.get(key)
         if entry is None:
+            if src == dst:  # callers deliver these themselves (`_transmit`); synthetic traffic skips them
+                raise ValueError(f"no network route from NPU {src} to itself")
             path = self.topology.route(src, dst)
             link_ids = [self.ports[hop].link_id for hop in zip(path, path[1:])]
             hops = self._hop_entries

@@ -1,8 +1,10 @@
-"""Network interface of an NPU: injection (packetize, one flit per cycle under credits) and
-ejection (count arriving tails, complete messages).
+"""Network interface of an NPU, one object per port: an `Injector` per injection port (packetize,
+one flit per cycle under credits) and a `Receiver` per ejection port (count arriving tails,
+complete messages). An NPU has one of each per router link or one of each in all
+(`garnet.nic_ports`; GarnetNetwork picks a message's ports by its route's first and last link).
 
-The injection link into the NPU's router and the ejection link out of it both take one cycle and
-carry one flit per cycle; the NIC always accepts ejected flits.
+Each injection link into the NPU's router and each ejection link out of it takes one cycle and
+carries one flit per cycle; the NIC always accepts ejected flits.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from netsim.garnet.packet import Message, Packet
 
 
 class Injector:
-    """Source side: a FIFO of messages, cut into packets as they go, injected flit by flit."""
+    """One injection port: a FIFO of messages, cut into packets as they go, injected flit by flit."""
 
     __slots__ = ("network", "npu", "clock", "queue", "packet", "flit", "out_vc", "out", "next_wake",
-                 "last_step", "whole_packets", "batch", "tail_at")
+                 "whole_packets", "batch", "tail_at")
 
     def __init__(self, network, npu: int, batch: bool = True):
         self.network = network
@@ -30,17 +32,15 @@ class Injector:
         self.out_vc = -1  # injection-port VC claimed by the current packet
         self.out = None  # OutputPort into the router's injection input port
         self.next_wake = NEVER
-        self.last_step = -1
         self.whole_packets = network.config.fidelity == "packet"
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
 
     def submit(self, message: Message) -> None:
         self.queue.append(message)
-        if self.packet is None and len(self.queue) == 1:
-            self.clock.wake(self, max(message.start, self.last_step + 1))
+        if self.packet is None and len(self.queue) == 1:  # idle: start it (`out.busy_until` spaces packets)
+            self.clock.wake(self, max(message.start, self.clock.cycle))
 
     def step(self, cycle: int) -> None:
-        self.last_step = cycle
         packet = self.packet
         if packet is not None and self.flit == packet.nflits:  # a packet sent whole: is its tail out?
             if cycle < self.tail_at:  # an early wake-up (e.g. a credit that came back meanwhile)
@@ -119,7 +119,8 @@ class Injector:
 
 
 class Receiver:
-    """Destination side: tail flits arrive in cycle order; each completes a packet."""
+    """One ejection port: tail flits arrive in cycle order (the port carries one flit per cycle);
+    each completes a packet."""
 
     __slots__ = ("network", "clock", "arrivals", "next_wake", "flits")
 

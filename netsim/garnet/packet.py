@@ -12,7 +12,7 @@ class Message:
     __slots__ = ("src", "dst", "route", "tag", "nbytes", "unsent", "packet_bytes", "packets_out", "start",
                  "created", "handed_off", "on_delivered")
 
-    def __init__(self, src: int, dst: int, route: tuple[dict, int, int], tag: Hashable, nbytes: int,
+    def __init__(self, src: int, dst: int, route: tuple, tag: Hashable, nbytes: int,
                  packet_bytes: int, created: int, start: int, handed_off,
                  on_delivered: Callable[["Message"], None] | None):
         self.src = src

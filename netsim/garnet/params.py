@@ -103,8 +103,9 @@ class Params:
     def packet_flits(self, packet_bytes: int) -> int:
         return -(-packet_bytes // self.flit_bytes)
 
-    def check_whole_packets(self, packet_bytes: int, depths) -> None:
-        """Packet fidelity needs every VC buffer (`depths`: (port name, flits)) to hold a packet."""
+    def check_whole_packets(self, packet_bytes: int, depths, size_key: str = "garnet.packet_bytes") -> None:
+        """Packet fidelity needs every VC buffer (`depths`: (port name, flits)) to hold a packet of
+        `packet_bytes` (set by `size_key`, named in the error)."""
         if not self.whole_packets:
             return
         need = self.packet_flits(packet_bytes)
@@ -112,7 +113,7 @@ class Params:
             if depth < need:
                 raise ConfigError(f"garnet.fidelity = 'packet' needs VC buffers that hold a whole packet: "
                                   f"{need} flits of {self.flit_bytes} bytes, but {name} holds {depth} "
-                                  "(raise garnet.buffer_flits, lower garnet.packet_bytes, or use fidelity = 'flit')")
+                                  f"(raise garnet.buffer_flits, lower {size_key}, or use fidelity = 'flit')")
 
     def nic_cycles(self, dims) -> int:
         """Extra cycles for the topology's NIC latency: twice per dimension crossed (as analytical)."""

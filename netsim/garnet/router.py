@@ -219,8 +219,8 @@ class Router:
                 vc.sent = 0
                 vc.out = None
                 active.remove(vc)
-                if ready:  # round-robin: a VC that finished a packet goes behind the others
-                    active.append(vc)
+                if ready:
+                    self._requeue(vc, cycle)
             else:
                 vc.sent = sent
             if ready:
@@ -334,19 +334,28 @@ class Router:
         vc.residency += residency + nflits * self.pipeline
         if upstream.waiting:
             upstream.waiting = False
-            # A flit waits for one credit; a whole packet (packet fidelity, which never waits for
-            # credits of a VC it holds) waits for a VC, free once the last of these credits is back.
-            first_useful = tail if self.whole_packets else cycle
+            # A flit waits for one credit. A whole packet (packet fidelity) under tail-credit release
+            # waits only for a VC, free once the last of these credits is back; under tail-sent
+            # release it may hold a VC and wait for room in it, which the first credit may give.
+            first_useful = tail if self.whole_packets and not upstream.release_on_sent else cycle
             self.clock.wake(upstream.owner, first_useful + credit_latency)
         port.busy_until = tail + 1
         out.forward_packet(packet, out_vc, cycle, departures)
         vc.packets.popleft()
         vc.sent = 0
         vc.out = None
-        active = self.active
-        active.remove(vc)
+        self.active.remove(vc)
         self.last_move = tail
-        if ready:  # round-robin: a VC that finished a packet goes behind the others
-            active.append(vc)
+        if ready:
+            self._requeue(vc, cycle)
             return max(ready[0], tail + 1)
         return NEVER
+
+    def _requeue(self, vc: VCBuffer, cycle: int) -> None:
+        """`vc` has sent a tail and holds the next packet (tail-sent release): round-robin, it goes
+        behind the others; if that packet's head is not ready yet it joins as any arriving head does,
+        so turn order is the same whether its upstream stepped before or after this router."""
+        if vc.ready[0] > cycle:
+            join(self, vc)
+        else:
+            self.active.append(vc)
