@@ -9,7 +9,7 @@ import pytest
 from netsim.config import Source
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork, zero_load_cycles
-from netsim.network_config import parse_network_table
+from netsim.network_config import load_network, parse_network_table
 from netsim.traffic import SynthRun, run_synth
 from system import build_systems, load_system
 
@@ -185,3 +185,23 @@ def test_fast_forward_never_changes_results(fidelity, vc_release):
     assert results[0] == results[1]
     times = [collective_ns(cfg, "all_reduce", 32 * 1024, "ring", fast_forward=ff) for ff in (True, False)]
     assert times[0] == times[1]
+
+
+@pytest.mark.parametrize("network", ["torus-4x4", "ring-8"])
+def test_packet_mode_agrees_with_flit_mode_under_tail_sent_release(network):
+    """The bundled datacenter-scale networks release VCs when the tail is sent: a VC is a FIFO that
+    may hold two packets. With the same buffers of two packets in both fidelities, packet fidelity
+    (which allocates only a VC with room for the whole packet) agrees with flit fidelity under the
+    heavy contention of a direct all-to-all."""
+    times = []
+    for fidelity in ("flit", "packet"):
+        cfg = load_network(network, overrides=[(["garnet", "fidelity"], fidelity), (["garnet", "buffer_flits"], 204)])
+        assert cfg.garnet.vc_release == "tail-sent"
+        times.append(collective_ns(cfg, "all_to_all", 2**20, "direct"))
+    assert abs(times[1] - times[0]) <= 0.05 * times[0]
+
+
+def test_packet_mode_derives_buffers_of_two_packets_under_tail_sent_release():
+    net = build(load_network("torus-4x4", overrides=[(["garnet", "fidelity"], "packet")]))
+    packet_flits = net.packet_bytes // net.flit_bytes
+    assert {port.depth for router in net.routers for port in router.inputs} == {2 * packet_flits}

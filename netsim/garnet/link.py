@@ -83,25 +83,20 @@ class OutputPort:
         self.credits[vc] = credits
         return credits
 
-    def allocate(self, lo: int, hi: int, cycle: int, need: int) -> int:
-        """Claim a free downstream VC in [lo, hi) (atomic allocation: one packet per VC); -1 if none is
-        free. Under tail-sent release a free VC may still hold the previous packet's flits: the first
-        free VC with `need` credits is taken (a whole packet's worth in packet fidelity, so packets
-        stream through several VCs as under tail-credit release), else the first free VC."""
+    def allocate(self, lo: int, hi: int, cycle: int, room: int) -> int:
+        """Claim the first free downstream VC in [lo, hi) with `room` credits (atomic allocation: one
+        packet per VC); -1 if there is none. Packet fidelity asks for room for the whole packet, as
+        virtual cut-through allocates; flit fidelity for none (a flit waits for its credit). Only
+        under tail-sent release can a free VC lack room: it may still hold its last packet's flits."""
         allocated = self.allocated
-        short = -1  # the first free VC without `need` credits
         for vc in range(lo, hi):
             if not allocated[vc] or (self.tail_sent[vc] and self.absorb(vc, cycle) == self.depth):
-                if self.release_on_sent and self.credits[vc] < need and self.absorb(vc, cycle) < need:
-                    if short < 0:
-                        short = vc
+                if room and self.credits[vc] < room and self.absorb(vc, cycle) < room:
                     continue
                 allocated[vc] = True
                 self.tail_sent[vc] = False
                 return vc
-        if short >= 0:
-            allocated[short] = True
-        return short
+        return -1
 
     def _stalled(self, cycle: int) -> None:
         self.waiting = True
@@ -114,15 +109,23 @@ class OutputPort:
         pending = self.pending[vc]
         return pending[missing - 1] if len(pending) >= missing else NEVER
 
-    def wait_vc(self, lo: int, hi: int, cycle: int) -> int:
-        """A head flit waits for a VC in [lo, hi): under tail-credit release, when the first released
-        one gets its last credit; under tail-sent release NEVER (`release` wakes the owner)."""
+    def wait_vc(self, lo: int, hi: int, cycle: int, room: int) -> int:
+        """A head waits for a VC in [lo, hi) with `room` credits: the first cycle one will be free
+        with them, as far as credits already on their way tell; NEVER if none (`waiting` then has
+        the owner woken by the next credit sent back or, under tail-sent release, VC released)."""
         self._stalled(cycle)
         earliest = NEVER
         for vc in range(lo, hi):
             pending = self.pending[vc]
-            if self.tail_sent[vc] and pending and pending[-1] < earliest:
-                earliest = pending[-1]
+            if self.tail_sent[vc]:  # tail-credit release: free once its last credit is back
+                at = pending[-1] if pending else NEVER
+            elif not self.allocated[vc]:  # tail-sent release: free, but short of room (`allocate` absorbed)
+                missing = room - self.credits[vc]
+                at = pending[missing - 1] if 0 < missing <= len(pending) else NEVER
+            else:
+                continue
+            if at < earliest:
+                earliest = at
         return earliest
 
     def release(self, vc: int, cycle: int) -> None:

@@ -64,9 +64,10 @@ class Injector:
         out = self.out
         out_vc = self.out_vc
         if out_vc < 0:  # head flit: claim a VC of the injection port
-            out_vc = out.allocate(0, len(out.credits), cycle, packet.nflits if self.whole_packets else 1)
+            room = packet.nflits if self.whole_packets else 0  # virtual cut-through: a VC with room for it
+            out_vc = out.allocate(0, len(out.credits), cycle, room)
             if out_vc < 0:
-                self._wait(out.wait_vc(0, len(out.credits), cycle))
+                self._wait(out.wait_vc(0, len(out.credits), cycle, room))
                 return
             self.out_vc = out_vc
         if self.flit == 0 and self.batch:

@@ -164,14 +164,15 @@ class Router:
             elif out.eject:
                 out_vc = vc.out_vc = 0
                 vc.out = out
-            elif out.full == cycle and out.full_class == (lo, hi):  # another head found no VC of this class now
-                continue
-            else:  # VC allocation: one packet per downstream VC
-                out_vc = out.allocate(lo, hi, cycle, packet.nflits if self.whole_packets else 1)
+            else:  # VC allocation: one packet per downstream VC (virtual cut-through: one with room for it)
+                room = packet.nflits if self.whole_packets else 0
+                if out.full == cycle and out.full_class == (lo, hi, room):  # another such head found none now
+                    continue
+                out_vc = out.allocate(lo, hi, cycle, room)
                 if out_vc < 0:
                     out.full = cycle
-                    out.full_class = (lo, hi)
-                    credit_at = out.wait_vc(lo, hi, cycle)
+                    out.full_class = (lo, hi, room)
+                    credit_at = out.wait_vc(lo, hi, cycle, room)
                     if credit_at < wake_at:
                         wake_at = credit_at
                     continue
@@ -254,7 +255,7 @@ class Router:
             if not whole:
                 return False
         else:
-            out_vc = out.allocate(lo, hi, cycle, nflits if self.whole_packets else 1)
+            out_vc = out.allocate(lo, hi, cycle, nflits if self.whole_packets else 0)
             if out_vc < 0:
                 return False
             credits = out.credits[out_vc]
