@@ -107,11 +107,12 @@ def bench_agreement(args) -> None:
     switch = lambda fidelity: load_network("switch-16", overrides=[  # noqa: E731
         (["topology", "bandwidth"], "16GB/s"), (["topology", "latency"], "1ns"),
         (["garnet", "clock_ghz"], 1.0), (["garnet", "flit_bytes"], 16), (["garnet", "packet_bytes"], 64),
-        (["garnet", "buffer_flits"], 8), (["garnet", "fidelity"], fidelity)])
+        (["garnet", "buffer_flits"], 8), (["garnet", "vc_release"], "tail-credit"), (["garnet", "fidelity"], fidelity)])
     cases = [(f"torus {d[0]}x{d[1]}", pattern, (lambda fidelity, d=d: noc(d, fidelity)))
              for d in ((4, 4), (8, 8)) for pattern in ("uniform", "transpose", "tornado")]
     cases.append(("switch 16", "uniform", switch))
-    print("agreement (packet vs flit fidelity, 4-flit packets, buffers of 4 flits; switch 8):")
+    print("agreement (packet vs flit fidelity, Garnet's tail-credit VC release, 4-flit packets, buffers of 4 "
+          "flits; switch 8):")
     for name, pattern, make in cases:
         low = [run_synth(make(f), pattern, 0.1, 4, cycles, 1) for f in ("flit", "packet")]
         lat = [r["avg_packet_latency_cycles"] for r in low]

@@ -286,5 +286,10 @@ def _relative(cycle: int):
 
 
 def _port_signature(out, c: int) -> tuple:
-    return (max(out.busy_until - c, 0), tuple(out.credits), tuple(tuple(max(t - c, 0) for t in q) for q in out.pending),
-            tuple(out.allocated), tuple(out.tail_sent), out.waiting, out.stall_since - c if out.stall_since >= 0 else None)
+    """An output port's state relative to cycle `c`. Credits that have arrived by `c` count as held
+    whether or not they were absorbed yet (ports absorb lazily, when they need them, which is the
+    same to every decision), so states that differ only in that compare equal."""
+    credits = tuple(held + sum(1 for t in pending if t <= c) for held, pending in zip(out.credits, out.pending))
+    on_the_way = tuple(tuple(t - c for t in pending if t > c) for pending in out.pending)
+    return (max(out.busy_until - c, 0), credits, on_the_way, tuple(out.allocated), tuple(out.tail_sent), out.waiting,
+            out.stall_since - c if out.stall_since >= 0 else None)
