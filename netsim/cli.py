@@ -224,8 +224,10 @@ def scenario_synth(args, monitor):
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
         points.sort(key=lambda p: p["rate"])
-        summary = dict(points[-1]) if points else {}
-        summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points)})
+        summary = dict(points[-1]) if points else {}  # the highest load's figures, with the sweep's totals
+        summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
+                        "wall_time_s": sum(p["wall_time_s"] for p in points),
+                        "events": sum(p["events"] for p in points)})
         tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
                                          for p in points])}
     else:
