@@ -136,7 +136,7 @@ def bench_agreement(args) -> None:
 def collective_ns(config, kind: str, algorithm: str, nbytes: int, backend=GarnetNetwork) -> tuple[float, float]:
     """(simulated ns, wall s) of one collective on every NPU through the system layer."""
     topology = config.build_topology()
-    net = backend(topology, config=config) if backend is GarnetNetwork else backend(topology)
+    net = backend(topology) if backend is AnalyticalNetwork else backend(topology, config=config)
     key = f"{kind.replace('_', '-')}-implementation"
     systems = build_systems(net, load_system("default", [([key], [algorithm] * len(topology.dims))]))
     started = time.perf_counter()
