@@ -14,7 +14,6 @@ A link's bytes and busy time are counted when a message is sent, whole, not as i
 
 from __future__ import annotations
 
-import math
 from typing import Hashable
 
 import simpy
@@ -74,11 +73,8 @@ class AnalyticalNetwork(Network):
         return self._handed_off
 
     def link_stats(self):
-        """The common columns; no flits, buffers or credits in this model, so those columns are NaN."""
-        nan = [math.nan] * len(self.link_bytes)
-        return self.link_frame(self.link_bytes, self.link_busy_ns,
-                               extra={"flits": nan, "mean_buffer_flits": nan, "max_vc_flits": nan,
-                                      "credit_stall_time_ns": nan})
+        """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
+        return self.link_frame(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple[list, list]:
         return list(self.link_bytes), list(self.link_busy_ns)

@@ -13,6 +13,7 @@ call `self.deliver(src, dst, tag, nbytes)` when the last byte has arrived.
 from __future__ import annotations
 
 import gc
+import math
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from typing import Callable, Hashable, Protocol
 import pandas as pd
 import simpy
 
+from netsim.report import LINK_COLUMNS
 from netsim.topology import Topology
 
 
@@ -195,13 +197,10 @@ class Network(ABC):
         self.events += count
         return stopped
 
+    @abstractmethod
     def link_counters(self) -> tuple[list, list]:
-        """Cumulative (bytes, busy_time_ns) per link, in link-id order, for sampling during a run.
-
-        Backends override this with a cheap read of their counters; this default builds link_stats().
-        """
-        frame = self.link_stats()
-        return frame["bytes"].tolist(), frame["busy_time_ns"].tolist()
+        """Cumulative (bytes, busy_time_ns) per link, in link-id order, for sampling during a run:
+        a cheap read of the backend's counters."""
 
     def waiting(self) -> list[str]:
         """Every posted receive that has not been matched: non-empty after a run means a hang."""
@@ -221,7 +220,7 @@ class Network(ABC):
     @abstractmethod
     def link_stats(self) -> pd.DataFrame:
         """One row per directed link, in link-id order, with at least the columns of
-        `netsim.report.LINK_COLUMNS` (a backend that does not model a column fills it with NaN)."""
+        `netsim.report.LINK_COLUMNS` (`link_frame` fills those a backend does not model with NaN)."""
 
     def stats(self) -> dict[str, pd.DataFrame]:
         """DataFrames of the run so far: `links` (per link) and `npus` (per NPU)."""
@@ -245,4 +244,7 @@ class Network(ABC):
         frame["utilization"] = frame["busy_time_ns"] / elapsed if elapsed > 0 else 0.0
         for column, values in (extra or {}).items():
             frame[column] = list(values)
+        for column in LINK_COLUMNS:  # what this backend does not model
+            if column not in frame:
+                frame[column] = math.nan
         return frame

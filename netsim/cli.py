@@ -15,7 +15,7 @@ from netsim.config import (did_you_mean, non_negative_int, parse_override, posit
                            settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
-from netsim.progress import StopRequested, tick, watching
+from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
@@ -228,8 +228,7 @@ def scenario_synth(args, monitor):
         summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
-        tables = {"sweep": pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, pd.DataFrame)}
-                                         for p in points])}
+        tables = {"sweep": pd.DataFrame(points)}
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
@@ -243,8 +242,6 @@ def scenario_synth(args, monitor):
             partial = True
         monitor.finish(run.network)
         tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}
-    for key in [k for k, v in summary.items() if isinstance(v, pd.DataFrame)]:
-        tables[key] = summary.pop(key)
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
                "backend": "garnet", "partial": partial, "seed": args.seed,
@@ -254,8 +251,6 @@ def scenario_synth(args, monitor):
 
 def cmd_simulate(args, console: Console) -> int:
     """run, collective and synth: the scenario under a progress monitor, then the output folder."""
-    from netsim.progress import RunMonitor, make_view
-
     option("--seed", non_negative_int, args.seed)
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with watching(monitor):
@@ -359,7 +354,6 @@ def print_ports(console: Console, links, top: int) -> None:
 
 def cmd_sweep(args, console: Console) -> int:
     """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes."""
-    from netsim.progress import make_view
     from netsim.sweep import load_study, run_study
 
     study = load_study(Path(args.study))

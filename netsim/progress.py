@@ -131,22 +131,19 @@ class RunMonitor:
     stride = 256  # events between checks: one integer compare per event in Network.run
 
     def __init__(self, title: str = "netsim", view=None, tracker: Tracker | None = None):
-        self.title = title
         self.view = view or NullView()
-        self.tracker = tracker
-        self.sampler = LinkSampler()
         self.interrupted = False
-        self.started = time.perf_counter()
+        self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
-        self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
 
-    def restart(self, title: str, tracker: Tracker) -> None:
-        """The next of several runs (a synth sweep's loads): same view and Ctrl-C, fresh samples."""
+    def restart(self, title: str, tracker: Tracker | None) -> None:
+        """A run starts (or the next of several: a synth sweep's loads): same view and Ctrl-C,
+        fresh samples, wall time and ETA."""
         self.title = title
         self.tracker = tracker
         self.sampler = LinkSampler()
-        self._last = None
-        self.started = time.perf_counter()  # wall time and ETA are the current run's
+        self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
+        self.started = time.perf_counter()
 
     def check(self, network) -> bool:
         self.sampler.maybe_sample(network)
@@ -164,7 +161,7 @@ class RunMonitor:
 
     def snapshot(self, network) -> Snapshot:
         fraction, text = self.tracker(network) if self.tracker else (0.0, "")
-        _bytes, busy = self.sampler.read(network)
+        _bytes, busy = network.link_counters()
         now = network.env.now
         busiest = []
         if self._last is not None and now > self._last[0]:

@@ -63,15 +63,8 @@ def _check_finished(network, unfinished: list[int]) -> None:
 
 
 def _network_tables(network, monitor: RunMonitor) -> dict[str, pd.DataFrame]:
-    """The backend's tables (links, npus, and what else it reports), the link time series and, for
-    backends that packetize (they expose `packet_stats`), the packet-latency histogram."""
-    tables = dict(network.stats())
-    tables["link_timeseries"] = monitor.sampler.frame()
-    packet_stats = getattr(network, "packet_stats", None)
-    if packet_stats is not None and packet_stats.histogram:
-        tables["packet_latency"] = pd.DataFrame(sorted(packet_stats.histogram.items()),
-                                                columns=["latency_cycles", "packets"])
-    return tables
+    """The backend's tables (links, npus, and what else it reports) and the link time series."""
+    return {**network.stats(), "link_timeseries": monitor.sampler.frame()}
 
 
 def _simulate(network, monitor: RunMonitor) -> bool:

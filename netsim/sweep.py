@@ -44,7 +44,7 @@ import numpy as np
 
 from netsim.config import as_table, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
-from netsim.progress import Snapshot, interruptible
+from netsim.progress import NullView, RunMonitor, Snapshot, watching
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
@@ -71,8 +71,6 @@ class Point:
 
 @dataclass(frozen=True)
 class Study:
-    path: Path
-    seed: int
     results: Path
     points: tuple
 
@@ -118,7 +116,7 @@ def load_study(path: Path) -> Study:
     if not isinstance(results_name, str) or not results_name:
         raise source.error("results", f"expected a file name, got {results_name!r}")
     results = path.parent / results_name
-    return Study(path, seed, results, expand(base, grid, zipped, seed))
+    return Study(results, expand(base, grid, zipped, seed))
 
 
 def expand(base: dict, grid: dict, zipped: dict, seed: int) -> tuple:
@@ -131,13 +129,13 @@ def expand(base: dict, grid: dict, zipped: dict, seed: int) -> tuple:
     return tuple(Point(i, v, {**base, **v}, s) for i, (v, s) in enumerate(zip(varied, seeds)))
 
 
-def point_argv(point: Point) -> list[str]:
-    """The command line a point stands for."""
+def point_argv(point: Point, parser=None) -> list[str]:
+    """The command line a point stands for (`parser`: the netsim parser, built if not given)."""
     from netsim.cli import build_parser
 
     params = dict(point.params)
     command = params.pop("command")
-    parser = build_parser()
+    parser = parser or build_parser()
     sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
     options = {action.dest: action for action in sub._actions if action.option_strings}
     argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
@@ -156,11 +154,11 @@ def point_argv(point: Point) -> list[str]:
 def run_point(point: Point) -> dict:
     """Run one point (in a worker); never raises: a failure becomes the record's error."""
     from netsim.cli import OneLineParser, build_parser
-    from netsim.progress import RunMonitor
 
     record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
     try:
-        args = build_parser(OneLineParser).parse_args(point_argv(point))  # a bad option: ConfigError
+        parser = build_parser(OneLineParser)
+        args = parser.parse_args(point_argv(point, parser))  # a bad option: ConfigError
         result = args.scenario(args, RunMonitor())
     except NetsimError as exc:
         return {**record, "status": "error", "error": str(exc)}
@@ -288,12 +286,10 @@ def _dask(points, scheduler: str, state: SweepState, emit) -> None:
 
 def run_study(study: Study, jobs: int | None = None, scheduler: str | None = None, view=None) -> dict:
     """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted)."""
-    from netsim.progress import NullView
-
     done = {key: record for key, record in read_results(study.results).items() if record["status"] == "ok"}
     todo = [point for point in study.points if point.key not in done]
     state = SweepState(view or NullView(), len(study.points), len(study.points) - len(todo))
-    with open_results(study.results) as out, interruptible(state):
+    with open_results(study.results) as out, watching(state):
         def emit(record: dict) -> None:
             out.write(json.dumps(record, sort_keys=True) + "\n")
             out.flush()
@@ -304,7 +300,6 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
             _dask(todo, scheduler, state, emit)
         elif todo:
             _local(todo, jobs or os.cpu_count() or 1, state, emit)
-    state.view.close()
     records = read_results(study.results)
     if not state.interrupted and all(point.key in records for point in study.points):
         ordered = [records[point.key] for point in study.points]
@@ -322,7 +317,7 @@ def sweep(name: str, base: dict, grid: dict, out_dir: Path, zipped: dict | None 
     """For scripts: run a study given as dicts (results in OUT_DIR/NAME.results.jsonl, resumable
     like any study) and return its results_frame; raises ConfigError if a point failed."""
     results = out_dir / f"{name}.results.jsonl"
-    study = Study(out_dir / name, seed, results, expand(base, grid, zipped or {}, seed))
+    study = Study(results, expand(base, grid, zipped or {}, seed))
     counts = run_study(study, jobs, view=view)
     if counts["interrupted"]:
         raise KeyboardInterrupt

@@ -22,12 +22,6 @@ class LinkSampler:
         self.next_at = 0.0
         self.samples: list[tuple[float, list, list]] = []
 
-    @staticmethod
-    def read(network) -> tuple[list, list]:
-        """The network's cumulative (bytes, busy ns) per link now: each backend's cheap override
-        of `Network.link_counters()`."""
-        return network.link_counters()
-
     def maybe_sample(self, network) -> None:
         """Sample if simulated time has reached the next boundary."""
         now = network.env.now
@@ -39,7 +33,7 @@ class LinkSampler:
         now = network.env.now
         if self.samples and self.samples[-1][0] == now:
             self.samples.pop()
-        link_bytes, busy = self.read(network)
+        link_bytes, busy = network.link_counters()
         self.samples.append((now, link_bytes, busy))
         self.next_at = now + self.interval
         if len(self.samples) >= 2 * self.keep:

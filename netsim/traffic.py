@@ -93,22 +93,22 @@ RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
 class TrafficSource:
     """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
 
-    __slots__ = ("run", "npu", "rng", "log_q", "fixed_dst", "pattern", "next_wake")
+    __slots__ = ("run", "npu", "rng", "fixed_dst", "pattern", "next_wake")
 
     def __init__(self, run: "SynthRun", npu: int, seed: int):
         self.run = run
         self.npu = npu
         self.rng = random.Random(seed * 1_000_003 + npu)
-        self.log_q = math.log1p(-run.p) if run.p < 1 else None
         self.pattern = PATTERNS[run.pattern]
         self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
         self.next_wake = NEVER
 
     def gap(self) -> int:
         """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""
-        if self.log_q is None:
+        log_q = self.run.log_q
+        if log_q is None:
             return 1
-        return int(math.log(1.0 - self.rng.random()) / self.log_q) + 1
+        return int(math.log(1.0 - self.rng.random()) / log_q) + 1
 
     def start(self) -> None:
         if self.fixed_dst != self.npu:
@@ -121,8 +121,7 @@ class TrafficSource:
         dst = self.fixed_dst
         if dst is None:
             dst = self.pattern(run.topology, self.npu, self.rng)
-        if dst != self.npu:
-            run.inject(self.npu, dst, cycle)
+        run.inject(self.npu, dst, cycle)  # no pattern sends a source to itself (`start`, `_uniform`)
         run.network.clock.wake(self, cycle + self.gap())
 
 
@@ -149,7 +148,8 @@ class SynthRun:
         self.packet_flits = packet_flits
         self.packet_bytes = packet_flits * self.network.flit_bytes
         self.network.params.check_whole_packets(self.packet_bytes, self.network.buffer_depths(), "--packet-flits")
-        self.p = min(1.0, rate / packet_flits)
+        p = min(1.0, rate / packet_flits)  # a packet starts in a cycle with probability p
+        self.log_q = math.log1p(-p) if p < 1 else None  # for geometric gaps (`TrafficSource.gap`)
         self.cycles = cycles
         self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles
         self.end = self.warmup + cycles
@@ -210,7 +210,7 @@ class SynthRun:
             "cycles": now,
             "warmup_cycles": self.warmup,
             "flit_hops": net.flit_hops(),
-            "events": net.clock.steps,
+            "events": net.events_so_far(),
             "wall_time_s": time.perf_counter() - self.started,
         }
 

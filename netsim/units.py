@@ -42,8 +42,7 @@ def _split(value: object, expected: str) -> tuple[float, str]:
         raise UnitError(f"expected {expected}, got {value!r}")
     if isinstance(value, (int, float)):
         number, unit = float(value), ""
-    elif isinstance(value, str) and _NUMBER_WITH_UNIT.match(value):
-        match = _NUMBER_WITH_UNIT.match(value)
+    elif isinstance(value, str) and (match := _NUMBER_WITH_UNIT.match(value)):
         number, unit = float(match.group(1)), match.group(2)
     else:
         raise UnitError(f"expected {expected}, got {value!r}")

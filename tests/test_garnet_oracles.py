@@ -73,7 +73,7 @@ def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
     net = run.network
     arrivals = []
     observe = run.observe
-    net.packet_observer = lambda p, c: (arrivals.append((p.msg.src, p.msg.dst, p.created, p.injected, c)),
+    net.packet_observer = lambda p, c: (arrivals.append((p.msg.src, p.msg.dst, p.msg.created, p.injected, c)),
                                         observe(p, c))
     if poll:
         components = [*net.routers, *net.injectors, *net.receivers]

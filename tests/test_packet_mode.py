@@ -132,7 +132,7 @@ def test_flit_mode_batching_never_changes_results(rate, vc_release):
         run = SynthRun(cfg, "uniform", rate, 4, 800, 2, None, net_options)
         observe = run.observe
         run.network.packet_observer = lambda p, c, got=got, observe=observe: (
-            got.append((p.msg.src, p.created, p.injected, c)), observe(p, c))
+            got.append((p.msg.src, p.msg.created, p.injected, c)), observe(p, c))
         result = run.execute()
         result.pop("wall_time_s")
         result.pop("events")

@@ -41,7 +41,6 @@ from netsim.garnet.router import Router
 
 MAX_PROBES = 256
 MAX_SIGNATURES = 16  # full signatures kept (the oldest is dropped): bounds memory on large networks
-COMPONENTS = (Router, Injector, Receiver)  # what a Snapshot captures; anything else on the clock: no skip
 
 
 class FastForward:
@@ -97,9 +96,6 @@ class FastForward:
             return
         self.snapshot_at = net.clock.steps
         state = Snapshot(net, cycle)
-        if not state.valid:  # something else (synthetic traffic sources) steps on this clock
-            self.probes = MAX_PROBES
-            return
         earlier = self.seen.get(state.signature)
         if earlier is None:
             if len(self.seen) == MAX_SIGNATURES:
@@ -116,7 +112,7 @@ class FastForward:
     def _periods(self, state: "Snapshot", cycle: int, period: int, deltas: list[int]) -> int:
         """Whole periods that fit before the first thing that is not part of the repetition."""
         periods = NEVER
-        for i, message in enumerate(state.messages):  # every cut must stay full and not the last
+        for i, message in enumerate(state.messages.values()):  # every cut must stay full and not the last
             cut = -deltas[state.unsent_at + i]
             if cut > 0:
                 periods = min(periods, (message.unsent - 1) // cut)
@@ -160,13 +156,11 @@ class Snapshot:
     def __init__(self, network, cycle: int):
         self.network = network
         self.packets: dict[int, object] = {}
-        self.messages: list = []
-        self._message_ids: set[int] = set()
+        self.messages: dict[int, object] = {}  # id -> message, in the order first met
         self.cycle = c = cycle
         rel = _relative(c)
         sig = [network.packets_in_network]
         buckets = network.clock.buckets
-        self.valid = all(type(component) in COMPONENTS for bucket in buckets.values() for component in bucket)
         sig.append(tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in buckets.items())))
         for router in network.routers:
             sig.append((rel(router.next_wake), tuple(map(id, router.active)), tuple(map(id, router.joining)),
@@ -188,14 +182,12 @@ class Snapshot:
                         _port_signature(injector.out, c)))
         for receiver in network.receivers:
             sig.append((tuple((t - c, self._packet(p)) for t, p in receiver.arrivals), rel(receiver.next_wake)))
-        sig.append(tuple((id(m), m.packets_out, max(m.start - c, 0)) for m in self.messages))
+        sig.append(tuple((id(m), m.packets_out, max(m.start - c, 0)) for m in self.messages.values()))
         self.signature = tuple(sig)
         self.counters = self._counters()
 
     def _message(self, message) -> None:
-        if id(message) not in self._message_ids:
-            self._message_ids.add(id(message))
-            self.messages.append(message)
+        self.messages.setdefault(id(message), message)
 
     def _packet(self, packet) -> tuple:
         self.packets[id(packet)] = packet
@@ -219,9 +211,8 @@ class Snapshot:
         for out in self._ports():
             values += (out.stall, out.flits, out.bytes)
         values += [vc.residency for router in net.routers for port in router.inputs for vc in port.vcs]
-        values += [receiver.flits for receiver in net.receivers]
         self.unsent_at = len(values)
-        values += [message.unsent for message in self.messages]
+        values += [message.unsent for message in self.messages.values()]
         return values
 
     def set_counters(self, values: list[int]) -> None:
@@ -236,9 +227,7 @@ class Snapshot:
             for port in router.inputs:
                 for vc in port.vcs:
                     vc.residency = next(it)
-        for receiver in net.receivers:
-            receiver.flits = next(it)
-        for message in self.messages:
+        for message in self.messages.values():
             message.unsent = next(it)
 
     def shift(self, span: int, first: int) -> None:

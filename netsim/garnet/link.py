@@ -19,7 +19,7 @@ class OutputPort:
     """A router (or NIC) output: serializes flits onto a link and holds credits for the next VCs."""
 
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "busy_until", "eject", "receiver",
-                 "dst_router", "dst_port", "dst_vcs", "dst_R", "depth", "credits", "pending", "allocated",
+                 "dst_router", "dst_port", "dst_vcs", "delay", "depth", "credits", "pending", "allocated",
                  "tail_sent", "release_on_sent", "waiting", "stall_since", "stall", "flits", "bytes", "full",
                  "full_class")
 
@@ -37,7 +37,7 @@ class OutputPort:
         self.dst_router = None
         self.dst_port = None
         self.dst_vcs: list = []
-        self.dst_R = 0  # pipeline cycles of the downstream router
+        self.delay = 0  # cycles from a flit's departure until it is ready downstream (link + pipeline)
         self.depth = 0  # flits per downstream VC
         self.credits: list[int] = []
         self.pending: list[list[int]] = []  # per VC: cycles at which returning credits arrive (sorted)
@@ -45,8 +45,8 @@ class OutputPort:
         self.tail_sent: list[bool] = []  # per VC: its packet's tail has left (tail-credit release)
         self.release_on_sent = release_on_sent
         self.waiting = False  # a flit here is blocked on credits or VCs: wake the owner on return
-        # The last VC allocation that failed: its cycle and VC class (lo, hi), so that other heads of
-        # that class give up at once in that cycle. Two fields: the cycle compare alone (an int) is
+        # The last VC allocation that failed: its cycle and (lo, hi, room) (VC class and credits
+        # asked for), so that other heads asking the same give up at once in that cycle. Two fields: the cycle compare alone (an int) is
         # all most heads pay.
         self.full = -1
         self.full_class = None
@@ -60,7 +60,7 @@ class OutputPort:
         self.dst_router = router
         self.dst_port = port
         self.dst_vcs = port.vcs
-        self.dst_R = router.pipeline
+        self.delay = self.lat + router.pipeline
         self.depth = port.depth
         n = len(port.vcs)
         self.credits = [port.depth] * n
@@ -148,24 +148,24 @@ class OutputPort:
             self.stall_since = -1
         if head:
             self.bytes += packet.nbytes
-        arrival = cycle + self.lat
         if self.eject:
             if tail:
-                self.receiver.arrive(packet, arrival)
+                self.receiver.arrive(packet, cycle + self.lat)
             return
         self.credits[vc] -= 1
         buffer = self.dst_vcs[vc]
         ready = buffer.ready
         router = self.dst_router
         joins = not ready and not buffer.sent  # else it is mid-packet and keeps its turn
-        ready.append(arrival + self.dst_R)
+        at = cycle + self.delay
+        ready.append(at)
         if joins:
             join(router, buffer)
         if head:
             buffer.packets.append(packet)
         if len(ready) > buffer.peak:
             buffer.peak = len(ready)
-        self.clock.wake(router, arrival + self.dst_R)
+        self.clock.wake(router, at)
         if tail:
             self.release(vc, cycle)
 
@@ -194,7 +194,7 @@ class OutputPort:
         buffer = self.dst_vcs[vc]
         ready = buffer.ready
         joins = not ready
-        delay = self.lat + self.dst_R
+        delay = self.delay
         if departures is None:
             ready.extend(range(first + delay, last + delay + 1, cpf))
         else:

@@ -77,7 +77,6 @@ class GarnetNetwork(Network):
         self.config = cfg
         self.params = params = Params(cfg, topology)
         check_vcs(topology, params.vcs, dateline)
-        self.dateline = dateline
         self.check_invariants = check_invariants
         self.flit_bytes = params.flit_bytes
         self.packet_bytes = params.packet_bytes
@@ -104,7 +103,7 @@ class GarnetNetwork(Network):
     # ------------------------------------------------------------------ construction
     def _build(self, batch: bool) -> None:
         topo, params, clock = self.topology, self.params, self.clock
-        release_on_sent = self.config.vc_release == "tail-sent"
+        release_on_sent = params.release_on_sent
         # Batching an unobstructed packet is exact only if the downstream VC cannot be reallocated
         # before the tail would have left flit by flit, i.e. under tail-credit release.
         batch = batch and not release_on_sent
@@ -117,7 +116,7 @@ class GarnetNetwork(Network):
         for link, latency, cpf in zip(topo.links, params.link_latency, params.link_cpf):
             up, down = self.routers[link.src], self.routers[link.dst]
             depth = params.buffer_flits(link.dst, link.dim, latency, cpf)
-            port = InputPort(down, f"from-{link.src}", params.vcs(link.dim), depth, latency, link.id)
+            port = InputPort(f"from-{link.src}", params.vcs(link.dim), depth, latency, link.id)
             out = OutputPort(up, clock, f"to-{link.dst}", link.id, cpf, latency, release_on_sent)
             out.connect(down, port)
             down.add_input(port)
@@ -148,8 +147,8 @@ class GarnetNetwork(Network):
                             release_on_sent: bool) -> None:
         """A NIC injection port of NPU `router.node` for the routes leaving over `links`."""
         npu = router.node
-        injector = Injector(self, npu, batch)
-        port = InputPort(router, f"nic{label}", self.config.vcs, self.params.nic_buffer_flits(npu), 1, -1)
+        injector = Injector(self, batch)
+        port = InputPort(f"nic{label}", self.config.vcs, self.params.nic_buffer_flits(npu), 1, -1)
         injector.out = OutputPort(injector, self.clock, f"nic-{npu}{label}", -1, 1, 1, release_on_sent)
         injector.out.connect(router, port)
         router.add_input(port)
@@ -230,22 +229,22 @@ class GarnetNetwork(Network):
         nbytes = min(message.unsent, message.packet_bytes)
         message.unsent -= nbytes
         message.packets_out += 1
-        route, hops, _, injector = message.route
-        nflits = -(-nbytes // self.flit_bytes)
+        route, _, _, injector = message.route
+        nflits = self.params.packet_flits(nbytes)
         self.packets_in_network += 1
         if self.fast_forward is not None:
             if message.unsent:
                 self.fast_forward.cut(injector)
             else:
                 self.fast_forward.reset()
-        return Packet(message, nflits, nbytes, route, hops, message.created, message.unsent == 0)
+        return Packet(message, nflits, nbytes, route, message.unsent == 0)
 
     def packet_arrived(self, packet: Packet, cycle: int) -> None:
         """A tail flit reached its NIC: count the packet; complete its message if it was the last."""
         self.packets_in_network -= 1
         self.packet_stats.add(packet, cycle)
         if self.fast_forward is not None:
-            self.fast_forward.arrived(cycle - packet.created)
+            self.fast_forward.arrived(cycle - packet.msg.created)
         if self.packet_observer is not None:
             self.packet_observer(packet, cycle)
         message = packet.msg
@@ -272,8 +271,8 @@ class GarnetNetwork(Network):
         if self.packets_in_network and not self.clock.buckets:
             stalled = cycle - max(r.last_move for r in self.routers)
             raise deadlock.deadlock_error(self.routers, cycle, stalled, self.flits_in_flight())
-        if cycle >= self.next_scan:  # on a fixed grid, so that a fast-forward can tell where it is
-            self.next_scan = (cycle // self.scan_every + 1) * self.scan_every
+        if cycle >= self.next_scan:
+            self._next_scan_after(cycle)
             limit = cycle - self.config.deadlock_cycles
             for router in self.routers:  # holds flits ready long ago, and has not sent one since
                 if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
@@ -286,7 +285,11 @@ class GarnetNetwork(Network):
         """A fast-forward has just ended at busy `cycle`: the scans it skipped found nothing (the
         network kept moving), and the last of them set the next on the grid."""
         if self.next_scan <= cycle:
-            self.next_scan = (cycle // self.scan_every + 1) * self.scan_every
+            self._next_scan_after(cycle)
+
+    def _next_scan_after(self, cycle: int) -> None:
+        """Deadlock scans run on a fixed grid, so that a fast-forward can tell where it is."""
+        self.next_scan = (cycle // self.scan_every + 1) * self.scan_every
 
     def flits_in_flight(self) -> int:
         """Flits in router buffers or on links towards them (NIC source queues excluded)."""
@@ -337,6 +340,9 @@ class GarnetNetwork(Network):
         summary["cycles"] = self.clock.now_cycle()
         summary["events"] = self.clock.steps
         frames["packets"] = pd.DataFrame([summary])
+        if self.packet_stats.histogram:
+            frames["packet_latency"] = pd.DataFrame(sorted(self.packet_stats.histogram.items()),
+                                                    columns=["latency_cycles", "packets"])
         return frames
 
     def events_so_far(self) -> int:

@@ -16,14 +16,14 @@ from netsim.garnet.packet import Message, Packet
 
 
 class Injector:
-    """One injection port: a FIFO of messages, cut into packets as they go, injected flit by flit."""
+    """One injection port: a FIFO of messages, cut into packets as they go, injected flit by flit
+    (a packet whose credits are all there leaves in one step: the same timing)."""
 
-    __slots__ = ("network", "npu", "clock", "queue", "packet", "flit", "out_vc", "out", "next_wake",
+    __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out", "next_wake",
                  "whole_packets", "batch", "tail_at")
 
-    def __init__(self, network, npu: int, batch: bool = True):
+    def __init__(self, network, batch: bool = True):
         self.network = network
-        self.npu = npu
         self.clock = network.clock
         self.queue: deque[Message] = deque()
         self.packet: Packet | None = None  # the packet being injected
@@ -32,7 +32,7 @@ class Injector:
         self.out_vc = -1  # injection-port VC claimed by the current packet
         self.out = None  # OutputPort into the router's injection input port
         self.next_wake = NEVER
-        self.whole_packets = network.config.fidelity == "packet"
+        self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
 
     def submit(self, message: Message) -> None:
@@ -123,14 +123,13 @@ class Receiver:
     """One ejection port: tail flits arrive in cycle order (the port carries one flit per cycle);
     each completes a packet."""
 
-    __slots__ = ("network", "clock", "arrivals", "next_wake", "flits")
+    __slots__ = ("network", "clock", "arrivals", "next_wake")
 
     def __init__(self, network):
         self.network = network
         self.clock = network.clock
         self.arrivals: deque = deque()  # (cycle, packet) of tails still on the ejection link
         self.next_wake = NEVER
-        self.flits = 0
 
     def arrive(self, packet: Packet, cycle: int) -> None:
         self.arrivals.append((cycle, packet))
@@ -140,7 +139,6 @@ class Receiver:
         arrivals = self.arrivals
         while arrivals and arrivals[0][0] <= cycle:
             _, packet = arrivals.popleft()
-            self.flits += packet.nflits
             self.network.packet_arrived(packet, cycle)
         if arrivals:  # a tail announced while this step was already due: its wake-up was dropped
             self.clock.wake(self, arrivals[0][0])

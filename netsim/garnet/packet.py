@@ -23,7 +23,7 @@ class Message:
         self.unsent = nbytes  # bytes not yet cut into packets
         self.packet_bytes = packet_bytes
         self.packets_out = 0  # packets cut but not yet arrived
-        self.created = created  # cycle the message was submitted
+        self.created = created  # cycle the message was submitted (its packets' source queueing starts)
         self.start = start  # first cycle it may be injected (after the NIC latency)
         self.handed_off = handed_off  # simpy Event: fires when the last flit left the NIC (or None)
         self.on_delivered = on_delivered  # called when the last tail flit arrives
@@ -32,15 +32,12 @@ class Message:
 class Packet:
     """A packet in flight. `route` maps router id -> (output port, lowest VC, VC bound) downstream."""
 
-    __slots__ = ("msg", "nflits", "nbytes", "route", "hops", "created", "injected", "last")
+    __slots__ = ("msg", "nflits", "nbytes", "route", "injected", "last")
 
-    def __init__(self, msg: Message, nflits: int, nbytes: int, route: dict, hops: int, created: int,
-                 last: bool):
+    def __init__(self, msg: Message, nflits: int, nbytes: int, route: dict, last: bool):
         self.msg = msg
         self.nflits = nflits
         self.nbytes = nbytes
         self.route = route
-        self.hops = hops  # router-to-router links on the route
-        self.created = created  # cycle the packet's message was submitted (source queueing starts)
         self.injected = -1  # cycle the head flit left the NIC
         self.last = last  # the message's last packet

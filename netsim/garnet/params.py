@@ -49,6 +49,7 @@ class Params:
         self.link_latency = [self._link_latency(link) for link in links]
         self.link_cpf = [self.cycles_per_flit(link.bandwidth) for link in links]
         self.whole_packets = config.fidelity == "packet"
+        self.release_on_sent = config.vc_release == "tail-sent"
         if config.packet_bytes is not None:
             self.packet_bytes = config.packet_bytes
         else:
@@ -101,7 +102,7 @@ class Params:
 
     def _derived_depth(self, round_trip: int) -> int:
         if self.whole_packets:  # room for a packet; two under tail-sent release (see the module docstring)
-            packets = 2 if self.config.vc_release == "tail-sent" else 1
+            packets = 2 if self.release_on_sent else 1
             return max(round_trip, packets * self.packet_flits(self.packet_bytes))
         return round_trip
 

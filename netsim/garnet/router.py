@@ -57,10 +57,9 @@ class VCBuffer:
 class InputPort:
     """An input port: `vcs` buffers of `depth` flits; returns credits to its upstream port."""
 
-    __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_latency", "busy_until", "link_id")
+    __slots__ = ("name", "vcs", "depth", "upstream", "credit_latency", "busy_until", "link_id")
 
-    def __init__(self, router: "Router", name: str, vcs: int, depth: int, credit_latency: int, link_id: int):
-        self.router = router
+    def __init__(self, name: str, vcs: int, depth: int, credit_latency: int, link_id: int):
         self.name = name
         self.vcs = [VCBuffer(self, v) for v in range(vcs)]
         self.depth = depth
@@ -112,8 +111,9 @@ class Router:
         self.batch = batch  # flit fidelity: send an unobstructed packet in one step (same timing)
 
     def add_input(self, port: InputPort) -> None:
+        base = sum(len(other.vcs) for other in self.inputs)  # ports may have different VC counts
         for vc in port.vcs:
-            vc.rank = len(self.inputs) * len(port.vcs) + vc.index
+            vc.rank = base + vc.index
         self.inputs.append(port)
 
     def step(self, cycle: int) -> None:

@@ -23,13 +23,14 @@ class PacketStats:
         self.histogram: Counter = Counter()  # packet latency -> packets
 
     def add(self, packet, cycle: int) -> None:
-        latency = cycle - packet.created
+        message = packet.msg
+        latency = cycle - message.created
         self.packets += 1
         self.flits += packet.nflits
         self.bytes += packet.nbytes
         self.latency += latency
         self.network_latency += cycle - packet.injected
-        self.hops += packet.hops
+        self.hops += message.route[1]  # router-to-router links
         self.histogram[latency] += 1
 
     def summary(self) -> dict:
@@ -69,7 +70,7 @@ def link_extra(network) -> dict:
         "flits": [o.flits for o in outs],
         "busy_cycles": [o.flits * o.cpf for o in outs],
         "cycles_per_flit": [o.cpf for o in outs],
-        "latency_cycles": [o.lat - o.cpf + 1 for o in outs],
+        "latency_cycles": list(network.params.link_latency),
         "mean_buffer_flits": [o.dst_port.residency / cycles for o in outs],
         "max_vc_flits": [max(vc.peak for vc in o.dst_vcs) for o in outs],
         "buffer_flits_per_vc": [o.depth for o in outs],
