@@ -99,3 +99,14 @@ def test_extra_steps_of_idle_components_do_not_change_results(fidelity, vc_relea
         "clock_ghz": 1.0, "flit_bytes": 16, "vcs": 2, "buffer_flits": 3, "packet_bytes": 32,
         "fidelity": fidelity, "vc_release": vc_release}}, Source("test"), "test")
     assert synth_arrivals(config, poll=True) == synth_arrivals(config, poll=False)
+
+
+def test_turn_order_ranks_are_distinct_when_ports_have_different_vc_counts():
+    """Ties in turn order are broken by VC rank, so ranks must be distinct within a router even
+    when a `[garnet.dim.N] vcs` override gives its ports different VC counts."""
+    config = load_network("dgx-8x4", overrides=[(["garnet", "dim"], {"1": {"vcs": 2}})])
+    net = GarnetNetwork(config.build_topology(), config=config)
+    for router in net.routers:
+        ranks = [vc.rank for port in router.inputs for vc in port.vcs]
+        assert len({len(port.vcs) for port in router.inputs}) > 1 or router.node >= net.topology.npus
+        assert len(set(ranks)) == len(ranks)
