@@ -186,7 +186,7 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
         raw = table[key]
         try:
             if f.metadata["cycles"]:
-                values[f.name] = parse_cycles(raw, positive_float(clock) if clock is not None else 1.0)
+                values[f.name] = f.metadata["parse"](parse_cycles(raw, positive_float(clock) if clock is not None else 1.0))
             else:
                 values[f.name] = f.metadata["parse"](raw)
         except UnitError as exc:

@@ -113,6 +113,11 @@ def parse_cycles(value: object, clock_ghz: float) -> int:
     return int(math.ceil(cycles - 1e-9))
 
 
+def ns_to_cycles(ns: float, clock_ghz: float) -> int:
+    """The whole cycles of a `clock_ghz` clock that cover `ns` (rounded up, float noise forgiven)."""
+    return math.ceil(ns * clock_ghz - 1e-9)
+
+
 def format_size(nbytes: float) -> str:
     """Human-readable binary size: 67108864 -> '64MiB'."""
     for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):

@@ -177,7 +177,9 @@ def test_per_dimension_overrides():
 
 
 @pytest.mark.parametrize("garnet, key", [({"vcz": 2}, "garnet.vcz"), ({"vc_release": "never"}, "garnet.vc_release"),
-                                         ({"dim": {"0": {"depth": 3}}}, "garnet.dim")])
+                                         ({"dim": {"0": {"depth": 3}}}, "garnet.dim"),
+                                         ({"router_latency": 0}, "garnet.router_latency"),
+                                         ({"link_latency": "0ns"}, "garnet.link_latency")])
 def test_bad_config_names_the_key(garnet, key):
     with pytest.raises(ConfigError, match=key):
         make_config(TOPOLOGIES["ring"], **garnet)

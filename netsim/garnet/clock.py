@@ -23,6 +23,8 @@ from typing import Callable
 import simpy
 from simpy.events import Timeout
 
+from netsim.units import ns_to_cycles
+
 NEVER = 1 << 62  # "no wake-up pending": larger than any cycle reached
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 
@@ -45,7 +47,7 @@ class CycleClock:
 
     def now_cycle(self) -> int:
         """The first whole cycle at or after the environment's current time."""
-        return math.ceil(self.env.now * self.clock_ghz - 1e-9)
+        return ns_to_cycles(self.env.now, self.clock_ghz)
 
     def ns(self, cycle: int) -> float:
         """Nanoseconds of a cycle, computed from the integer (never accumulated)."""

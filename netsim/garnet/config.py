@@ -34,9 +34,9 @@ def dim_overrides(value: Any) -> tuple:
                 raise UnitError(f"[garnet.dim.{dim}]: unknown key '{key}' (expected one of {', '.join(DIM_KEYS)})")
             try:
                 if key == "link_latency":
-                    parse_cycles(raw, 1.0)
+                    parse_cycles(raw, 1.0)  # checked here, read with the clock by Params
                 else:
-                    positive_int(raw)
+                    raw = positive_int(raw)
             except UnitError as exc:
                 raise UnitError(f"[garnet.dim.{dim}] {key}: {exc}") from None
             items.append((key, raw))

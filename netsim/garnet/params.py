@@ -23,7 +23,7 @@ import math
 from netsim.errors import ConfigError
 from netsim.garnet.config import GarnetConfig
 from netsim.topology import Link, Topology
-from netsim.units import UnitError, parse_cycles
+from netsim.units import UnitError, ns_to_cycles, parse_cycles
 
 
 def _cycles(raw, clock_ghz: float, key: str) -> int:
@@ -63,7 +63,7 @@ class Params:
             return _cycles(raw, self.clock_ghz, f"dim.{link.dim}.link_latency")
         if self.config.link_latency is not None:
             return self.config.link_latency
-        return max(1, math.ceil(link.latency * self.clock_ghz - 1e-9))
+        return max(1, ns_to_cycles(link.latency, self.clock_ghz))
 
     def cycles_per_flit(self, bandwidth: float) -> int:
         """Cycles a link of `bandwidth` GB/s is busy per flit (>= 1)."""
@@ -72,7 +72,7 @@ class Params:
     def pipeline(self, node: int) -> int:
         """Router pipeline cycles of `node`: router_latency, plus a switch's own latency."""
         extra = self.topology.switch_latency.get(node, 0.0)
-        return self.config.router_latency + math.ceil(extra * self.clock_ghz - 1e-9)
+        return self.config.router_latency + ns_to_cycles(extra, self.clock_ghz)
 
     @staticmethod
     def round_trip_flits(latency: int, cpf: int, pipeline: int) -> int:
@@ -81,13 +81,13 @@ class Params:
 
     def vcs(self, dim: int) -> int:
         override = self.config.for_dim(dim, "vcs")
-        return int(override) if override is not None else self.config.vcs
+        return override if override is not None else self.config.vcs
 
     def buffer_flits(self, node: int, dim: int, latency: int, cpf: int) -> int:
         """Flits per VC at the input port of `node` fed by a link of dimension `dim`."""
         override = self.config.for_dim(dim, "buffer_flits")
         if override is not None:
-            return int(override)
+            return override
         if self.topology.is_switch(node) and self.config.switch_buffer_flits is not None:
             return self.config.switch_buffer_flits
         if self.config.buffer_flits is not None:
@@ -124,4 +124,4 @@ class Params:
     def nic_cycles(self, dims) -> int:
         """Extra cycles for the topology's NIC latency: twice per dimension crossed (as analytical)."""
         ns = 2 * sum(self.topology.nic_latency[d] for d in set(dims) if d >= 0)
-        return math.ceil(ns * self.clock_ghz - 1e-9)
+        return ns_to_cycles(ns, self.clock_ghz)
