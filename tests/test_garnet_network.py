@@ -12,26 +12,13 @@ from netsim.config import Source
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork, zero_load_cycles
 from netsim.network_config import load_network, parse_network_table
+from tests.helpers import garnet, one_message
 
 
 
 def make_config(topology: dict, **garnet):
     """A network config from Python tables (what a TOML file would hold)."""
     return parse_network_table({"topology": topology, "garnet": garnet, "backend": "garnet"}, Source("test"), "test")
-
-
-def build(config, **options) -> GarnetNetwork:
-    return GarnetNetwork(config.build_topology(), config=config, **options)
-
-
-def one_message(net: GarnetNetwork, src: int, dst: int, nbytes: int) -> float:
-    """Send one message on an idle network; the ns at which its recv fires."""
-    arrived = []
-    net.endpoint(src).send(dst, nbytes, "m")
-    net.endpoint(dst).recv(src, nbytes, "m").callbacks.append(lambda _e: arrived.append(net.env.now))
-    net.run()
-    assert len(arrived) == 1
-    return arrived[0]
 
 
 # Small networks with 16 GB/s links at 1 GHz and 16-byte flits (cpf 1) unless noted.
@@ -52,10 +39,10 @@ TOPOLOGIES = {
 @pytest.mark.parametrize("flits", [1, 5])
 def test_zero_load_latency_matches_closed_form(name, flits):
     config = make_config(TOPOLOGIES[name], flit_bytes=16 if name != "hierarchical" else 32, packet_bytes=1024)
-    probe = build(config)
+    probe = garnet(config)
     pairs = [(0, d) for d in range(1, probe.topology.npus)] + [(probe.topology.npus - 1, 1)]
     for src, dst in pairs:
-        net = build(config, check_invariants=True)
+        net = garnet(config, check_invariants=True)
         arrival_ns = one_message(net, src, dst, flits * net.flit_bytes)
         assert arrival_ns == zero_load_cycles(net, src, dst, flits)  # 1 GHz: cycles are ns
         assert net.packet_stats.packets == 1
@@ -63,13 +50,13 @@ def test_zero_load_latency_matches_closed_form(name, flits):
 
 def test_closed_form_by_hand_on_a_ring():
     """0 -> 2 on a ring: 2 links of 3 cycles, 3 routers of 1 cycle, 2 NIC cycles, 3 more flits."""
-    net = build(make_config(TOPOLOGIES["ring"], flit_bytes=16, packet_bytes=1024))
+    net = garnet(make_config(TOPOLOGIES["ring"], flit_bytes=16, packet_bytes=1024))
     assert one_message(net, 0, 2, 4 * 16) == 2 * 3 + 3 * 1 + 2 + 3
 
 
 def test_router_latency_and_switch_latency_add_pipeline_cycles():
     config = make_config(TOPOLOGIES["switch"], flit_bytes=16, packet_bytes=1024, router_latency=4)
-    net = build(config)
+    net = garnet(config)
     # NPU router (4) + switch (4 + its 2 ns) + NPU router (4), two 3-cycle links, two NIC cycles.
     assert one_message(net, 0, 3, 16) == 4 + 6 + 4 + 2 * 3 + 2
 
@@ -97,7 +84,7 @@ def test_idle_message_agrees_with_analytical(name):
 
 def test_multi_packet_message_streams_at_link_bandwidth():
     """With the derived packet size (2 credit round trips: 14 flits here) packets follow back to back."""
-    net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16), check_invariants=True)
+    net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16), check_invariants=True)
     assert net.packet_bytes == 14 * 16
     nflits = 200
     arrival = one_message(net, 0, 5, nflits * 16)
@@ -107,7 +94,7 @@ def test_multi_packet_message_streams_at_link_bandwidth():
 
 
 def test_message_to_self_is_delivered_in_zero_time():
-    net = build(make_config(TOPOLOGIES["ring"]))
+    net = garnet(make_config(TOPOLOGIES["ring"]))
     assert one_message(net, 3, 3, 1000) == 0.0
     assert net.flit_hops() == 0
 
@@ -117,7 +104,7 @@ def test_conservation_under_heavy_random_traffic(release):
     """Random sizes between random pairs on small buffers: every byte arrives once, credits balance."""
     config = make_config({"kind": "torus", "dims": [4, 4], **NOC}, flit_bytes=16, packet_bytes=48, buffer_flits=2,
                          vcs=2, vc_release=release)
-    net = build(config, check_invariants=True)
+    net = garnet(config, check_invariants=True)
     rng = random.Random(7)
     received, expected = [], [0] * 16
     for i in range(300):
@@ -134,7 +121,7 @@ def test_conservation_under_heavy_random_traffic(release):
 
 
 def test_link_stats_columns():
-    net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64))
+    net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64))
     one_message(net, 0, 1, 640)
     frames = net.stats()
     links = frames["links"]
@@ -145,12 +132,13 @@ def test_link_stats_columns():
     nic = frames["nic_links"]
     assert set(nic.kind) == {"nic-npu", "npu-nic"} and nic.flits.sum() == 80
     assert frames["packets"].loc[0, "packets"] == 10
-    assert net.link_counters() == (links.bytes.tolist(), links.busy_time_ns.tolist())
+    link_bytes, busy_ns = net.link_counters()
+    assert (link_bytes[row.link_id], busy_ns[row.link_id]) == (640, 40.0)  # 40 flits of one 1-ns cycle
 
 
 def test_same_seed_same_result():
     def run():
-        net = build(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=32, buffer_flits=2))
+        net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=32, buffer_flits=2))
         rng = random.Random(3)
         times = []
         for i in range(100):
@@ -165,12 +153,12 @@ def test_same_seed_same_result():
 
 def test_torus_with_one_vc_is_a_config_error():
     with pytest.raises(ConfigError, match="garnet.vcs"):
-        build(make_config(TOPOLOGIES["torus"], vcs=1))
+        garnet(make_config(TOPOLOGIES["torus"], vcs=1))
 
 
 def test_per_dimension_overrides():
     config = make_config(TOPOLOGIES["hierarchical"], flit_bytes=32, dim={"1": {"buffer_flits": 9, "vcs": 3}})
-    net = build(config)
+    net = garnet(config)
     depths = {(o.dst_port.name, len(o.credits), o.depth) for o in net.link_ports
               if net.topology.links[o.link_id].dim == 1}
     assert {(vcs, depth) for _, vcs, depth in depths} == {(3, 9)}
@@ -209,7 +197,7 @@ def test_astra_sim_garnet_file_errors(tmp_path):
 def test_per_vc_occupancy_table_adds_up_to_the_ports():
     """stats()['vcs']: per input port and VC, max and mean occupancy; VCs sum to the port's mean."""
     config = make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64, buffer_flits=2)
-    net = build(config)
+    net = garnet(config)
     rng = random.Random(5)
     for tag in range(300):
         src, dst = rng.sample(range(net.topology.npus), 2)
@@ -256,7 +244,7 @@ def test_receiver_steps_for_a_tail_announced_while_it_was_due():
 
 def concurrent_sends_ns(nic_ports: str, destinations) -> float:
     """NPU 0 of the DL-scale 4x4 torus sends 1 MiB to each of `destinations` at once; when the last arrives."""
-    net = build(load_network("torus-4x4", overrides=[(["garnet", "nic_ports"], nic_ports)]))
+    net = garnet(load_network("torus-4x4", overrides=[(["garnet", "nic_ports"], nic_ports)]))
     done = []
     for dst in destinations:
         net.endpoint(0).send(dst, 2**20, dst)
@@ -283,7 +271,7 @@ def test_packet_mode_streams_small_packets_under_tail_sent_release():
     for fidelity in ("flit", "packet"):
         config = load_network("torus-4x4", overrides=[(["garnet", "fidelity"], fidelity),
                                                      (["garnet", "packet_bytes"], 4096)])
-        net = build(config, check_invariants=True)
+        net = garnet(config, check_invariants=True)
         one_message(net, 0, 1, 2**20)
         cycles[fidelity] = net.clock.now_cycle()
     flits = 256 * 5  # 256 packets of 4096 bytes, 5 flits of 1000 bytes each

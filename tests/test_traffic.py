@@ -62,12 +62,15 @@ def test_tornado_saturates_before_uniform():
     assert tornado < uniform
 
 
-@pytest.mark.parametrize("better", [{"vcs": 8}, {"buffer_flits": 8}])
-def test_more_vcs_or_deeper_buffers_never_lower_saturation(better):
-    rates = [0.3, 0.4, 0.5, 0.6, 0.7]
+@pytest.mark.parametrize("better, gains", [({"vcs": 8}, True), ({"buffer_flits": 8}, False)])
+def test_more_vcs_or_deeper_buffers_never_lower_saturation(better, gains):
+    """Up to one flit per node per cycle, so the base network really saturates (at ~0.81): more
+    VCs raise saturation (to the injection limit), deeper buffers do not lower it."""
+    rates = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     _, base = sweep_synth(noc((4, 4)), "uniform", 4, 500, 1, rates=rates)
     _, more = sweep_synth(noc((4, 4), **better), "uniform", 4, 500, 1, rates=rates)
-    assert more >= base > 0
+    assert 0 < base < 0.95
+    assert more > base if gains else more >= base
 
 
 def test_sweep_finds_saturation_without_rates():

@@ -36,8 +36,6 @@ from bisect import bisect_right
 from collections import Counter
 
 from netsim.garnet.clock import NEVER
-from netsim.garnet.nic import Injector, Receiver
-from netsim.garnet.router import Router
 
 MAX_PROBES = 256
 MAX_SIGNATURES = 16  # full signatures kept (the oldest is dropped): bounds memory on large networks
