@@ -93,10 +93,12 @@ RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
 class TrafficSource:
     """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
 
-    __slots__ = ("run", "npu", "rng", "fixed_dst", "pattern", "next_wake")
+    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "log_q", "next_wake")
 
     def __init__(self, run: "SynthRun", npu: int, seed: int):
         self.run = run
+        self.clock = run.network.clock
+        self.log_q = run.log_q  # for geometric gaps (None: a packet every cycle)
         self.npu = npu
         self.rng = random.Random(seed * 1_000_003 + npu)
         self.pattern = PATTERNS[run.pattern]
@@ -105,14 +107,13 @@ class TrafficSource:
 
     def gap(self) -> int:
         """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""
-        log_q = self.run.log_q
-        if log_q is None:
+        if self.log_q is None:
             return 1
-        return int(math.log(1.0 - self.rng.random()) / log_q) + 1
+        return int(math.log(1.0 - self.rng.random()) / self.log_q) + 1
 
     def start(self) -> None:
         if self.fixed_dst != self.npu:
-            self.run.network.clock.wake(self, self.gap() - 1)
+            self.clock.wake(self, self.gap() - 1)
 
     def step(self, cycle: int) -> None:
         run = self.run
@@ -122,7 +123,7 @@ class TrafficSource:
         if dst is None:
             dst = self.pattern(run.topology, self.npu, self.rng)
         run.inject(self.npu, dst, cycle)  # no pattern sends a source to itself (`start`, `_uniform`)
-        run.network.clock.wake(self, cycle + self.gap())
+        self.clock.wake(self, cycle + self.gap())
 
 
 class SynthRun:
@@ -156,23 +157,22 @@ class SynthRun:
         self.stopped = False
         self.generated_flits = 0
         self.accepted_flits = 0
-        self.measured: set = set()  # messages created in the window, not yet arrived
+        self.measured_out = 0  # packets created in the window (one per message), not yet arrived
         self.measured_stats = PacketStats()  # packets of measured messages, as they arrive
         self.network.packet_observer = self.observe
         self.sources = [TrafficSource(self, npu, seed) for npu in range(self.topology.npus)]
 
     def inject(self, src: int, dst: int, cycle: int) -> None:
-        message = self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes)
+        self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes, cycle=cycle)
         if self.warmup <= cycle < self.end:
             self.generated_flits += self.packet_flits
-            self.measured.add(message)
+            self.measured_out += 1
 
     def observe(self, packet, cycle: int) -> None:
         if self.warmup <= cycle < self.end:
             self.accepted_flits += packet.nflits
-        message = packet.msg
-        if message in self.measured:
-            self.measured.discard(message)
+        if self.warmup <= packet.msg.created < self.end:
+            self.measured_out -= 1
             self.measured_stats.add(packet, cycle)
 
     def execute(self) -> dict:
@@ -185,7 +185,7 @@ class SynthRun:
         limit = self.end + self.cycles
         step = max(100, self.cycles // 10)
         now = self.end
-        while self.measured and now < limit:
+        while self.measured_out and now < limit:
             now = min(limit, now + step)
             net.env.run(until=net.clock.ns(now))
         return self.summary(now)
@@ -206,7 +206,7 @@ class SynthRun:
             "accepted_load": self.accepted_flits / nodes_cycles,
             **{key: stats[key] for key in ("avg_packet_latency_cycles", "p99_packet_latency_cycles",
                                            "avg_network_latency_cycles", "avg_hops", "packets", "flits")},
-            "drained": not self.measured,
+            "drained": not self.measured_out,
             "cycles": now,
             "warmup_cycles": self.warmup,
             "flit_hops": net.flit_hops(),

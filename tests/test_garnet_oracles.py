@@ -83,6 +83,7 @@ def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
             for component in components:
                 net.clock.wake(component, cycle + 1)
             after_cycle(cycle)
+            net.clock.hook_at = 0  # called after every cycle
 
         net.clock.after_cycle = wake_everyone
     summary = run.execute()

@@ -32,7 +32,8 @@ INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module d
 class CycleClock:
     """Buckets of components to step, run in cycle order; see the module docstring."""
 
-    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "limit", "cycle", "steps", "after_cycle")
+    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "limit", "cycle", "steps", "after_cycle",
+                 "hook_at")
 
     def __init__(self, env: simpy.Environment, clock_ghz: float):
         self.env = env
@@ -43,7 +44,10 @@ class CycleClock:
         self.limit = math.inf  # ns: the end of the current run (`Network.run(until=)`)
         self.cycle = 0  # the cycle being (or last) processed
         self.steps = 0  # component steps run (reported as `events`)
-        self.after_cycle: Callable[[int], None] | None = None  # progress / invariant hook
+        # Called after every cycle from `hook_at` on, and after any cycle that leaves the calendar
+        # empty (deadlock detection, invariant checks, fast-forward probes); the hook sets `hook_at`
+        self.after_cycle: Callable[[int], None] | None = None
+        self.hook_at = 0
 
     def now_cycle(self) -> int:
         """The first whole cycle at or after the environment's current time."""
@@ -99,7 +103,7 @@ class CycleClock:
                     component.step(cycle)
             del buckets[cycle]
             self.steps += len(bucket)
-            if after_cycle is not None:
+            if after_cycle is not None and (cycle >= self.hook_at or not due):
                 after_cycle(cycle)
             if not due:
                 self.armed = NEVER

@@ -84,7 +84,7 @@ class GarnetNetwork(Network):
         self.clock.after_cycle = self._after_cycle
         self._build(batch)
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
-        self._routes: dict[tuple[int, int], tuple] = {}  # route() by (src, dst)
+        self._routes: dict[int, tuple] = {}  # route() by src * npus + dst (an int key hashes fastest)
         self._ring_links = ring_links(topology, dateline)
         # What route() assembles tables from, so that building one (for every pair a run uses) is
         # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
@@ -176,7 +176,7 @@ class GarnetNetwork(Network):
     def route(self, src: int, dst: int) -> tuple[dict, int, int, Injector]:
         """(router id -> (output port, VC lo, VC hi), hops, NIC cycles, injection port) of src -> dst,
         built once."""
-        key = (src, dst)
+        key = src * self.topology.npus + dst
         entry = self._routes.get(key)
         if entry is None:
             if src == dst:  # callers deliver these themselves (`_transmit`); synthetic traffic skips them
@@ -215,9 +215,10 @@ class GarnetNetwork(Network):
         return handed_off
 
     def send_message(self, src: int, dst: int, nbytes: int, tag: Hashable, packet_bytes: int,
-                     handed_off=None, on_delivered=None) -> Message:
-        """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint)."""
-        now = self.clock.now_cycle()
+                     handed_off=None, on_delivered=None, cycle: int | None = None) -> Message:
+        """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint);
+        `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock)."""
+        now = self.clock.now_cycle() if cycle is None else cycle
         route = self.route(src, dst)
         message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2], handed_off, on_delivered)
         self.traffic_changed()
@@ -265,7 +266,9 @@ class GarnetNetwork(Network):
 
     # ------------------------------------------------------------------ progress, invariants
     def _after_cycle(self, cycle: int) -> None:
-        """After each busy cycle: invariants (if on) and deadlock detection."""
+        """After a busy cycle: invariants (if on), deadlock detection and fast-forward probes. It
+        has the clock call it again after the next cycle that needs one of them, or that leaves the
+        calendar empty (a deadlock if packets are still in the network)."""
         if self.check_invariants:
             self.check_flow_control()
         if self.packets_in_network and not self.clock.buckets:
@@ -278,8 +281,10 @@ class GarnetNetwork(Network):
                 if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
                     raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
                                                   self.flits_in_flight())
-        if self.fast_forward is not None and self.packet_observer is None:  # an observer sees every packet
+        probing = self.fast_forward is not None and self.packet_observer is None  # an observer sees every packet
+        if probing:
             self.fast_forward.after_cycle(cycle)
+        self.clock.hook_at = 0 if self.check_invariants or probing else self.next_scan
 
     def skip_deadlock_scans(self, cycle: int) -> None:
         """A fast-forward has just ended at busy `cycle`: the scans it skipped found nothing (the

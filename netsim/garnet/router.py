@@ -121,9 +121,9 @@ class Router:
         joining = self.joining
         if not active and len(joining) == 1 and joining[0].ready[0] <= cycle:
             vc = joining.pop()
-            active.append(vc)
             if self._send_lone(vc, cycle):
                 return
+            active.append(vc)
         wake_at = NEVER
         if joining:
             if joining[-1].ready[0] <= cycle:  # the usual case: all of them (in order: `joining` is sorted)
@@ -188,6 +188,7 @@ class Router:
                         if credit_at < wake_at:
                             wake_at = credit_at
                         continue
+                active.remove(vc)
                 at = self._send_packet(vc, packet, out, out_vc, cycle)
                 if at < wake_at:
                     wake_at = at
@@ -198,6 +199,7 @@ class Router:
                 # Flits arrive at least a cycle apart, so `ready[-1] < cycle + nflits` means flit k is
                 # ready by cycle + k: with its credits held and no VC ahead in turn order able to claim
                 # this input or output meanwhile, the packet leaves exactly as flit by flit, in one step.
+                active.remove(vc)
                 at = self._send_packet(vc, packet, out, out_vc, cycle)
                 if at < wake_at:
                     wake_at = at
@@ -236,7 +238,7 @@ class Router:
 
     def _send_lone(self, vc: VCBuffer, cycle: int) -> bool:
         """The usual case at low load: `vc`, the only VC of this router holding flits, has a head
-        ready, so nothing can contend with it. Sends its packet whole if it can leave as the
+        ready, so nothing can contend with it (and it has not joined the turn order). Sends its packet whole if it can leave as the
         general path would send it; else returns False, leaving any VC it claimed on `vc` for
         the general path (which then finds the head past allocation, as after a failed batch)."""
         port = vc.port
@@ -299,7 +301,8 @@ class Router:
     def _send_packet(self, vc: VCBuffer, packet, out, out_vc: int, cycle: int) -> int:
         """All flits of the front packet of `vc` leave, the head at `cycle`, each one as soon as it is
         ready and the link has carried the one before; the input port is busy until the tail leaves.
-        Returns the cycle `vc` may send again (NEVER if it is now empty)."""
+        The caller has taken `vc` out of the turn order (a lone VC was never in it); it rejoins if
+        it holds another packet. Returns the cycle `vc` may send again (NEVER if it is now empty)."""
         ready = vc.ready
         port = vc.port
         upstream = port.upstream
@@ -345,7 +348,6 @@ class Router:
         vc.packets.popleft()
         vc.sent = 0
         vc.out = None
-        self.active.remove(vc)
         self.last_move = tail
         if ready:
             self._requeue(vc, cycle)
