@@ -11,7 +11,9 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              uniform, transpose and tornado on 4x4 and 8x8 tori and uniform on the 16-port switch
              (saturation throughput as `netsim synth --sweep` finds it),
              and collective times (ring and direct all-reduce, direct all-to-all) on a 4x4 NoC torus
-             and on the bundled datacenter-scale torus-4x4 (with the analytical time beside);
+             and on the bundled datacenter-scale torus-4x4 (with the analytical time beside); and
+             every NPU of the bundled ring-8 and ring-16 sending to NPUs a few places on, where the
+             fidelities disagree (a known limit: `shifted_flows_ns`);
   allreduce  ring all-reduce of --size (default 1 GiB) on the 4x4x4 torus with 4 KiB packets, raw
              endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS, share of
              cycles the steady-state fast-forward skipped; and 1/64 of the size cycle by cycle
@@ -131,6 +133,33 @@ def bench_agreement(args) -> None:
         analytical = collective_ns(load_network("torus-4x4"), kind, algorithm, 4 * 2**20, AnalyticalNetwork)[0]
         print(f"  torus-4x4 (bundled) {kind} {algorithm} 4 MiB: flit {times[0]:.0f} ns packet {times[1]:.0f} ns "
               f"({ratio(times[1], times[0])}); analytical {analytical:.0f} ns", flush=True)
+    for name in ("ring-8", "ring-16"):
+        # A known disagreement (see `shifted_flows_ns`): saturated multi-hop flows on the bundled rings.
+        for shifts in ((2,), (1, 2, 3)):
+            times = [shifted_flows_ns(load_network(name, overrides=[(["garnet", "fidelity"], f)]), shifts, 2**20)
+                     for f in ("flit", "packet")]
+            analytical = shifted_flows_ns(load_network(name), shifts, 2**20, AnalyticalNetwork)
+            print(f"  {name} (bundled) every NPU sends 1 MiB to each NPU +{shifts}: flit {times[0]:.0f} ns "
+                  f"packet {times[1]:.0f} ns ({ratio(times[1], times[0])}); analytical {analytical:.0f} ns", flush=True)
+
+
+def shifted_flows_ns(config, shifts: tuple[int, ...], nbytes: int, backend=GarnetNetwork) -> float:
+    """Simulated ns until every NPU has sent `nbytes` to each NPU `shift` places on, for each shift in
+    `shifts` (raw endpoint sends, all at once). On a ring every link then carries several flows at
+    once, through traffic and injected. Packet fidelity is far slower than flit fidelity here. Part
+    of it is arbitration: routers take turns over VCs, not over input ports as Garnet and BookSim
+    do, so an injection port with more busy VCs (packet fidelity's NIC lanes hold two packets
+    each) takes more of the link."""
+    topology = config.build_topology()
+    net = backend(topology) if backend is AnalyticalNetwork else backend(topology, config=config)
+    npus = topology.npus
+    for src in range(npus):
+        for shift in shifts:
+            dst = (src + shift) % npus
+            net.endpoint(src).send(dst, nbytes, shift)
+            net.endpoint(dst).recv(src, nbytes, shift)
+    net.run()
+    return net.env.now
 
 
 def collective_ns(config, kind: str, algorithm: str, nbytes: int, backend=GarnetNetwork) -> tuple[float, float]:
