@@ -38,6 +38,22 @@ def test_dateline_with_two_vcs_survives_the_same_traffic():
     assert result["packets"] > 0
 
 
+def test_a_router_starved_by_congestion_is_not_reported_as_a_deadlock():
+    """Under hotspot overload, with a detector far more eager than the default, one router waits
+    longer than deadlock_cycles for room downstream while the others keep moving: the report says
+    so and names that router's VCs, rather than "none moved"."""
+    config = ring_noc(vcs=4, buffer_flits=4, router_latency=4, packet_bytes=64, nic_ports="single",
+                      deadlock_cycles=300)
+    with pytest.raises(DeadlockError) as caught:
+        run_synth(config, "hotspot", 1.0, 4, 3000, seed=1)
+    message = str(caught.value)
+    assert message.startswith("no progress at cycle") and "while the rest of the network kept moving" in message
+    starved = message.split(": router ")[1].split(" ")[0]
+    blocked = message.split("blocked VCs (no cycle found): ")[1].split("; ")
+    assert blocked and all(name.startswith(f"router {starved} in-port") for name in blocked)
+    assert "none moved" not in message and len(message.splitlines()) == 1
+
+
 def test_all_to_all_takes_longer_on_the_packet_backend():
     """Every NPU of a 4x4 torus sends 64 KiB to every other: links and NICs are shared."""
     config = load_network("torus-4x4")

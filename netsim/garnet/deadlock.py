@@ -62,14 +62,27 @@ def find_cycle(graph: dict) -> list[str]:
     return []
 
 
-def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: int) -> DeadlockError:
-    """The error to raise: a one-line report naming a cycle of waiting VCs (or the stuck VCs)."""
+def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: int,
+                   starved=None) -> DeadlockError:
+    """The error to raise: a one-line report naming a cycle of waiting VCs (or the stuck VCs).
+    `starved`: the one router that has not moved for `stalled_cycles` while others have (None:
+    no router has)."""
     graph = wait_for_graph(routers, cycle)
     loop = find_cycle(graph)
-    head = (f"deadlock at cycle {cycle}: {flits_in_flight} flit(s) in flight, none moved for "
-            f"{stalled_cycles} cycles; ")
+    if starved is None:
+        head = (f"deadlock at cycle {cycle}: {flits_in_flight} flit(s) in flight, none moved for "
+                f"{stalled_cycles} cycles; ")
+    elif loop:
+        head = (f"deadlock at cycle {cycle} (partial: other routers still move): router {starved.node} "
+                f"has not sent a flit for {stalled_cycles} cycles; ")
+    else:  # congestion so heavy that a router waits longer than deadlock_cycles for room downstream
+        head = (f"no progress at cycle {cycle}: router {starved.node} has held ready flits without sending one "
+                f"for {stalled_cycles} cycles while the rest of the network kept moving (starved by "
+                f"congestion, or stuck; raise garnet.deadlock_cycles if this load is meant); ")
     if loop:
         names = loop if len(loop) <= MAX_NAMED + 1 else loop[:MAX_NAMED] + [f"... ({len(loop) - 1} VCs in all)"]
         return DeadlockError(head + "waiting cycle: " + " -> ".join(names))
-    stuck = sorted(graph)[:MAX_NAMED]
-    return DeadlockError(head + "blocked VCs (no cycle found): " + "; ".join(stuck))
+    stuck = sorted(graph)
+    if starved is not None:
+        stuck = [name for name in stuck if name.startswith(f"router {starved.node} ")]
+    return DeadlockError(head + "blocked VCs (no cycle found): " + "; ".join(stuck[:MAX_NAMED]))

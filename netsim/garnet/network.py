@@ -279,8 +279,9 @@ class GarnetNetwork(Network):
             limit = cycle - self.config.deadlock_cycles
             for router in self.routers:  # holds flits ready long ago, and has not sent one since
                 if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
+                    moved = max(other.last_move for other in self.routers) > limit
                     raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
-                                                  self.flits_in_flight())
+                                                  self.flits_in_flight(), router if moved else None)
         probing = self.fast_forward is not None and self.packet_observer is None  # an observer sees every packet
         if probing:
             self.fast_forward.after_cycle(cycle)
