@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from netsim.analytical import AnalyticalNetwork
@@ -35,3 +36,25 @@ def one_message(net, src: int, dst: int, nbytes: int) -> float:
     net.run()
     assert len(arrived) == 1
     return arrived[0]
+
+
+def closed_form_cycles(config, src: int, dst: int, nflits: int) -> int:
+    """Zero-load cycles of one packet by the closed form documented in netsim/garnet/network.py,
+    from the config's own numbers (link latency and bandwidth, switch latency, router latency,
+    clock; flit size as set, else the widest link's bytes per cycle), not from the parameters the
+    backend derives: a wrong derivation there fails the tests that compare with this."""
+    g = config.garnet
+    topology = config.build_topology()
+    up = lambda x: math.ceil(x - 1e-9)  # noqa: E731  whole cycles, float noise forgiven
+    flit_bytes = g.flit_bytes or math.floor(max(link.bandwidth for link in topology.links) / g.clock_ghz + 1e-9)
+    path = topology.route(src, dst)
+    cycles = 2  # the NIC's injection and ejection links
+    cpfs = [1]
+    for node in path:
+        cycles += g.router_latency + up(topology.switch_latency.get(node, 0.0) * g.clock_ghz)
+    for u, v in zip(path, path[1:]):
+        link = topology.link(u, v)
+        cpf = max(1, up(flit_bytes * g.clock_ghz / link.bandwidth))
+        cycles += max(1, up(link.latency * g.clock_ghz)) + cpf - 1
+        cpfs.append(cpf)
+    return cycles + (nflits - 1) * max(cpfs)

@@ -10,9 +10,9 @@ import pytest
 from netsim.analytical import AnalyticalNetwork
 from netsim.config import Source
 from netsim.errors import ConfigError
-from netsim.garnet.network import GarnetNetwork, zero_load_cycles
+from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network, parse_network_table
-from tests.helpers import garnet, one_message
+from tests.helpers import closed_form_cycles, garnet, one_message
 
 
 
@@ -44,7 +44,7 @@ def test_zero_load_latency_matches_closed_form(name, flits):
     for src, dst in pairs:
         net = garnet(config, check_invariants=True)
         arrival_ns = one_message(net, src, dst, flits * net.flit_bytes)
-        assert arrival_ns == zero_load_cycles(net, src, dst, flits)  # 1 GHz: cycles are ns
+        assert arrival_ns == closed_form_cycles(config, src, dst, flits)  # 1 GHz: cycles are ns
         assert net.packet_stats.packets == 1
 
 
@@ -76,7 +76,7 @@ def test_idle_message_agrees_with_analytical(name):
     hops = [net.route(src, dst)[0][u][0] for u in path[:-1]]
     link_ns = sum(topo.link(u, v).latency for u, v in zip(path, path[1:]))
     switch_ns = sum(topo.switch_latency.get(n, 0.0) for n in path[1:-1])
-    extra_ns = zero_load_cycles(net, src, dst, 1) * cycle_ns - link_ns - switch_ns
+    extra_ns = closed_form_cycles(config, src, dst, 1) * cycle_ns - link_ns - switch_ns
     flit_ns = max(out.cpf for out in hops) * cycle_ns
     assert abs(packet_ns - (analytical_ns + extra_ns)) <= flit_ns + 1e-6
     assert abs(packet_ns - analytical_ns) / analytical_ns < 0.02
@@ -84,12 +84,13 @@ def test_idle_message_agrees_with_analytical(name):
 
 def test_multi_packet_message_streams_at_link_bandwidth():
     """With the derived packet size (2 credit round trips: 14 flits here) packets follow back to back."""
-    net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16), check_invariants=True)
+    config = make_config(TOPOLOGIES["torus"], flit_bytes=16)
+    net = garnet(config, check_invariants=True)
     assert net.packet_bytes == 14 * 16
     nflits = 200
     arrival = one_message(net, 0, 5, nflits * 16)
     # Back-to-back packets: the whole message is one long zero-load "packet".
-    assert arrival == zero_load_cycles(net, 0, 5, nflits)
+    assert arrival == closed_form_cycles(config, 0, 5, nflits)
     assert net.packet_stats.packets == 15
 
 

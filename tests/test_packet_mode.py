@@ -8,10 +8,10 @@ import pytest
 
 from netsim.config import Source
 from netsim.errors import ConfigError
-from netsim.garnet.network import GarnetNetwork, zero_load_cycles
+from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network, parse_network_table
 from netsim.traffic import SynthRun, run_synth
-from tests.helpers import garnet, one_message, systems_for
+from tests.helpers import closed_form_cycles, garnet, one_message, systems_for
 
 NOC = {"bandwidth": "16GB/s", "latency": "1ns"}
 
@@ -55,7 +55,7 @@ def test_zero_load_latency_matches_closed_form(topology, flits):
     cfg = config(topology, fidelity="packet", packet_bytes=1024, buffer_flits=64)
     for dst in range(1, 6):
         net = garnet(cfg, check_invariants=True)
-        assert one_message(net, 0, dst, 16 * flits) == zero_load_cycles(net, 0, dst, flits)
+        assert one_message(net, 0, dst, 16 * flits) == closed_form_cycles(cfg, 0, dst, flits)
         net.check_drained()
 
 

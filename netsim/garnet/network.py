@@ -359,17 +359,3 @@ class GarnetNetwork(Network):
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""
         return sum(o.flits for o in self.link_ports)
-
-
-def zero_load_cycles(network: GarnetNetwork, src: int, dst: int, nflits: int) -> int:
-    """The documented closed form (module docstring) of one packet's zero-load latency."""
-    table = network.route(src, dst)[0]
-    path = network.topology.route(src, dst)
-    cycles = 2 + sum(network.routers[node].pipeline for node in path)
-    cpfs = [1]
-    for u in path[:-1]:
-        out = table[u][0]
-        cycles += out.lat
-        cpfs.append(out.cpf)
-    return cycles + (nflits - 1) * max(cpfs)
-
