@@ -6,8 +6,9 @@ import math
 from pathlib import Path
 
 from netsim.analytical import AnalyticalNetwork
+from netsim.config import Source
 from netsim.garnet.network import GarnetNetwork
-from netsim.network_config import load_network
+from netsim.network_config import load_network, parse_network_table
 from system import build_systems, load_system
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "astra-sim-inputs"
@@ -21,6 +22,11 @@ def analytical(network: str, **topology_overrides) -> AnalyticalNetwork:
 def systems_for(network, **system_overrides):
     overrides = [([key.replace("_", "-")], value) for key, value in system_overrides.items()]
     return build_systems(network, load_system("default", overrides))
+
+
+def network_config(topology: dict, **garnet):
+    """A packet-backend network config from Python tables (what a TOML file would hold)."""
+    return parse_network_table({"topology": topology, "backend": "garnet", "garnet": garnet}, Source("test"), "test")
 
 
 def garnet(config, **options) -> GarnetNetwork:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import pytest
 
 from netsim.analytical import AnalyticalNetwork
-from netsim.config import Source
 from netsim.errors import DeadlockError
 from netsim.garnet.network import GarnetNetwork
-from netsim.network_config import load_network, parse_network_table
+from netsim.network_config import load_network
 from netsim.traffic import run_synth
+from tests.helpers import network_config
 
 
 def ring_noc(**garnet):
-    table = {"topology": {"kind": "torus", "dims": [8, 8], "bandwidth": "16GB/s", "latency": "1ns"},
-             "garnet": {"flit_bytes": 16, "buffer_flits": 2, "deadlock_cycles": 20000, **garnet}}
-    return parse_network_table(table, Source("test"), "ring")
+    topology = {"kind": "torus", "dims": [8, 8], "bandwidth": "16GB/s", "latency": "1ns"}
+    return network_config(topology, **{"flit_bytes": 16, "buffer_flits": 2, "deadlock_cycles": 20000, **garnet})
 
 
 def test_one_vc_without_dateline_deadlocks_under_tornado_and_is_reported():

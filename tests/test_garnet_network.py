@@ -8,17 +8,11 @@ import random
 import pytest
 
 from netsim.analytical import AnalyticalNetwork
-from netsim.config import Source
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork
-from netsim.network_config import load_network, parse_network_table
-from tests.helpers import closed_form_cycles, garnet, one_message
+from netsim.network_config import load_network
+from tests.helpers import closed_form_cycles, garnet, network_config, one_message
 
-
-
-def make_config(topology: dict, **garnet):
-    """A network config from Python tables (what a TOML file would hold)."""
-    return parse_network_table({"topology": topology, "garnet": garnet, "backend": "garnet"}, Source("test"), "test")
 
 
 # Small networks with 16 GB/s links at 1 GHz and 16-byte flits (cpf 1) unless noted.
@@ -38,7 +32,7 @@ TOPOLOGIES = {
 @pytest.mark.parametrize("name", sorted(TOPOLOGIES))
 @pytest.mark.parametrize("flits", [1, 5])
 def test_zero_load_latency_matches_closed_form(name, flits):
-    config = make_config(TOPOLOGIES[name], flit_bytes=16 if name != "hierarchical" else 32, packet_bytes=1024)
+    config = network_config(TOPOLOGIES[name], flit_bytes=16 if name != "hierarchical" else 32, packet_bytes=1024)
     probe = garnet(config)
     pairs = [(0, d) for d in range(1, probe.topology.npus)] + [(probe.topology.npus - 1, 1)]
     for src, dst in pairs:
@@ -50,12 +44,12 @@ def test_zero_load_latency_matches_closed_form(name, flits):
 
 def test_closed_form_by_hand_on_a_ring():
     """0 -> 2 on a ring: 2 links of 3 cycles, 3 routers of 1 cycle, 2 NIC cycles, 3 more flits."""
-    net = garnet(make_config(TOPOLOGIES["ring"], flit_bytes=16, packet_bytes=1024))
+    net = garnet(network_config(TOPOLOGIES["ring"], flit_bytes=16, packet_bytes=1024))
     assert one_message(net, 0, 2, 4 * 16) == 2 * 3 + 3 * 1 + 2 + 3
 
 
 def test_router_latency_and_switch_latency_add_pipeline_cycles():
-    config = make_config(TOPOLOGIES["switch"], flit_bytes=16, packet_bytes=1024, router_latency=4)
+    config = network_config(TOPOLOGIES["switch"], flit_bytes=16, packet_bytes=1024, router_latency=4)
     net = garnet(config)
     # NPU router (4) + switch (4 + its 2 ns) + NPU router (4), two 3-cycle links, two NIC cycles.
     assert one_message(net, 0, 3, 16) == 4 + 6 + 4 + 2 * 3 + 2
@@ -84,7 +78,7 @@ def test_idle_message_agrees_with_analytical(name):
 
 def test_multi_packet_message_streams_at_link_bandwidth():
     """With the derived packet size (2 credit round trips: 14 flits here) packets follow back to back."""
-    config = make_config(TOPOLOGIES["torus"], flit_bytes=16)
+    config = network_config(TOPOLOGIES["torus"], flit_bytes=16)
     net = garnet(config, check_invariants=True)
     assert net.packet_bytes == 14 * 16
     nflits = 200
@@ -95,7 +89,7 @@ def test_multi_packet_message_streams_at_link_bandwidth():
 
 
 def test_message_to_self_is_delivered_in_zero_time():
-    net = garnet(make_config(TOPOLOGIES["ring"]))
+    net = garnet(network_config(TOPOLOGIES["ring"]))
     assert one_message(net, 3, 3, 1000) == 0.0
     assert net.flit_hops() == 0
 
@@ -103,7 +97,7 @@ def test_message_to_self_is_delivered_in_zero_time():
 @pytest.mark.parametrize("release", ["tail-credit", "tail-sent"])
 def test_conservation_under_heavy_random_traffic(release):
     """Random sizes between random pairs on small buffers: every byte arrives once, credits balance."""
-    config = make_config({"kind": "torus", "dims": [4, 4], **NOC}, flit_bytes=16, packet_bytes=48, buffer_flits=2,
+    config = network_config({"kind": "torus", "dims": [4, 4], **NOC}, flit_bytes=16, packet_bytes=48, buffer_flits=2,
                          vcs=2, vc_release=release)
     net = garnet(config, check_invariants=True)
     rng = random.Random(7)
@@ -122,7 +116,7 @@ def test_conservation_under_heavy_random_traffic(release):
 
 
 def test_link_stats_columns():
-    net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64))
+    net = garnet(network_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64))
     one_message(net, 0, 1, 640)
     frames = net.stats()
     links = frames["links"]
@@ -139,7 +133,7 @@ def test_link_stats_columns():
 
 def test_same_seed_same_result():
     def run():
-        net = garnet(make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=32, buffer_flits=2))
+        net = garnet(network_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=32, buffer_flits=2))
         rng = random.Random(3)
         times = []
         for i in range(100):
@@ -154,11 +148,11 @@ def test_same_seed_same_result():
 
 def test_torus_with_one_vc_is_a_config_error():
     with pytest.raises(ConfigError, match="garnet.vcs"):
-        garnet(make_config(TOPOLOGIES["torus"], vcs=1))
+        garnet(network_config(TOPOLOGIES["torus"], vcs=1))
 
 
 def test_per_dimension_overrides():
-    config = make_config(TOPOLOGIES["hierarchical"], flit_bytes=32, dim={"1": {"buffer_flits": 9, "vcs": 3}})
+    config = network_config(TOPOLOGIES["hierarchical"], flit_bytes=32, dim={"1": {"buffer_flits": 9, "vcs": 3}})
     net = garnet(config)
     depths = {(o.dst_port.name, len(o.credits), o.depth) for o in net.link_ports
               if net.topology.links[o.link_id].dim == 1}
@@ -171,7 +165,7 @@ def test_per_dimension_overrides():
                                          ({"link_latency": "0ns"}, "garnet.link_latency")])
 def test_bad_config_names_the_key(garnet, key):
     with pytest.raises(ConfigError, match=key):
-        make_config(TOPOLOGIES["ring"], **garnet)
+        network_config(TOPOLOGIES["ring"], **garnet)
 
 
 def test_astra_sim_garnet_files(shared_inputs):
@@ -197,7 +191,7 @@ def test_astra_sim_garnet_file_errors(tmp_path):
 
 def test_per_vc_occupancy_table_adds_up_to_the_ports():
     """stats()['vcs']: per input port and VC, max and mean occupancy; VCs sum to the port's mean."""
-    config = make_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64, buffer_flits=2)
+    config = network_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64, buffer_flits=2)
     net = garnet(config)
     rng = random.Random(5)
     for tag in range(300):

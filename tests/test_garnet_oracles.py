@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import pytest
 
-from netsim.config import Source
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.network import GarnetNetwork
-from netsim.network_config import load_network, parse_network_table
+from netsim.network_config import load_network
 from netsim.traffic import SynthRun
+from tests.helpers import network_config
 
 
 def reversed_wake(self, component, cycle):
@@ -96,9 +96,8 @@ def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
 @pytest.mark.parametrize("vc_release", ["tail-credit", "tail-sent"])
 def test_extra_steps_of_idle_components_do_not_change_results(fidelity, vc_release):
     topology = {"kind": "torus", "dims": [4], "bandwidth": "16GB/s", "latency": "1ns"}
-    config = parse_network_table({"topology": topology, "backend": "garnet", "garnet": {
-        "clock_ghz": 1.0, "flit_bytes": 16, "vcs": 2, "buffer_flits": 3, "packet_bytes": 32,
-        "fidelity": fidelity, "vc_release": vc_release}}, Source("test"), "test")
+    config = network_config(topology, clock_ghz=1.0, flit_bytes=16, vcs=2, buffer_flits=3, packet_bytes=32,
+                            fidelity=fidelity, vc_release=vc_release)
     assert synth_arrivals(config, poll=True) == synth_arrivals(config, poll=False)
 
 

@@ -6,21 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from netsim.config import Source
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork
-from netsim.network_config import load_network, parse_network_table
+from netsim.network_config import load_network
 from netsim.traffic import SynthRun, run_synth
-from tests.helpers import closed_form_cycles, garnet, one_message, systems_for
+from tests.helpers import closed_form_cycles, garnet, network_config, one_message, systems_for
 
 NOC = {"bandwidth": "16GB/s", "latency": "1ns"}
 
 
 def config(topology: dict, **garnet):
     """The issue's NoC scenario (BookSim-like: one NIC port per node)."""
-    table = {"topology": topology, "backend": "garnet",
-             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "nic_ports": "single", **garnet}}
-    return parse_network_table(table, Source("test"), "test")
+    return network_config(topology, **{"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "nic_ports": "single", **garnet})
 
 
 def torus(dims, fidelity, packet_flits=4, buffer_flits=4, **garnet):
@@ -41,9 +38,8 @@ def test_buffers_smaller_than_a_packet_are_a_one_line_error_suggesting_flit_mode
 
 
 def test_derived_buffers_hold_a_whole_packet_in_packet_mode():
-    table = {"topology": {"kind": "torus", "dims": [4], "bandwidth": "50GB/s", "latency": "500ns"},
-             "garnet": {"clock_ghz": 0.05, "fidelity": "packet"}, "backend": "garnet"}
-    net = garnet(parse_network_table(table, Source("test"), "test"))  # derived packets are twice the derived buffers in flit mode
+    topology = {"kind": "torus", "dims": [4], "bandwidth": "50GB/s", "latency": "500ns"}
+    net = garnet(network_config(topology, clock_ghz=0.05, fidelity="packet"))  # derived packets are twice the derived buffers in flit mode
     flits = -(-net.packet_bytes // net.flit_bytes)
     assert all(depth >= flits for _, depth in net.buffer_depths())
 

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from netsim.config import Source
 from netsim.errors import ConfigError
-from netsim.network_config import load_network, parse_network_table
+from netsim.network_config import load_network
 from netsim.topology import TOPOLOGY_KINDS
 from netsim.topology.torus import TorusSpec
 from netsim.traffic import PATTERNS, run_synth, saturated, sweep_synth
+from tests.helpers import network_config
 
 
 def noc(dims=(8, 8), **garnet):
     """The bundled NoC torus settings (1-cycle links, 4 VCs x 4 flits) on `dims`."""
-    table = {"topology": {"kind": "torus", "dims": list(dims), "bandwidth": "16GB/s", "latency": "1ns"},
-             "garnet": {"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "buffer_flits": 4, **garnet}}
-    return parse_network_table(table, Source("test"), "noc")
+    topology = {"kind": "torus", "dims": list(dims), "bandwidth": "16GB/s", "latency": "1ns"}
+    return network_config(topology, **{"clock_ghz": 1.0, "flit_bytes": 16, "vcs": 4, "buffer_flits": 4, **garnet})
 
 
 def test_patterns_are_permutations_or_random():
