@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import shutil
+import sys
 from pathlib import Path
 
 from netsim.analytical import AnalyticalNetwork
@@ -22,6 +24,12 @@ def analytical(network: str, **topology_overrides) -> AnalyticalNetwork:
 def systems_for(network, **system_overrides):
     overrides = [([key.replace("_", "-")], value) for key, value in system_overrides.items()]
     return build_systems(network, load_system("default", overrides))
+
+
+def netsim_command() -> list[str]:
+    """The `netsim` command as a user runs it: the installed script, else the CLI module."""
+    exe = shutil.which("netsim")
+    return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
 
 
 def network_config(topology: dict, **garnet):

@@ -1,18 +1,16 @@
 """`netsim` end to end in a subprocess from a temporary directory, as a user runs it."""
 
 import json
-import shutil
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
+from tests.helpers import netsim_command
+
 
 def netsim(*args, cwd):
-    exe = shutil.which("netsim")
-    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run([*netsim_command(), *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
 def test_run_with_no_arguments_writes_the_reports(tmp_path):

@@ -3,10 +3,8 @@
 import io
 import json
 import re
-import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pandas as pd
@@ -15,6 +13,7 @@ from rich.console import Console
 from netsim.backends import create_network
 from netsim.network_config import load_network
 from netsim.progress import LineView, LiveView, RunMonitor, Snapshot
+from tests.helpers import netsim_command
 from tests.test_cli import netsim
 
 ANSI = re.compile(r"\x1b\[")
@@ -64,8 +63,7 @@ def test_snapshot_line_and_live_table():
 
 
 def test_ctrl_c_writes_a_partial_readable_result(tmp_path):
-    exe = shutil.which("netsim")
-    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    command = netsim_command()
     out = tmp_path / "partial"
     # a long run (ResNet-50 on the packet backend); stderr is a pipe, so plain progress lines
     process = subprocess.Popen([*command, "run", "--backend", "garnet", "--out", str(out)], cwd=tmp_path,
@@ -89,8 +87,7 @@ def test_ctrl_c_writes_a_partial_readable_result(tmp_path):
 
 
 def test_ctrl_c_during_synth_writes_the_cycles_simulated(tmp_path):
-    exe = shutil.which("netsim")
-    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    command = netsim_command()
     out = tmp_path / "synth"
     # far more cycles than the test waits for; stderr is a pipe, so plain progress lines
     process = subprocess.Popen([*command, "synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate",
@@ -110,8 +107,7 @@ def test_ctrl_c_during_synth_writes_the_cycles_simulated(tmp_path):
 
 
 def test_synth_sweep_shows_each_load_and_ctrl_c_keeps_the_loads_measured(tmp_path):
-    exe = shutil.which("netsim")
-    command = [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    command = netsim_command()
     out = tmp_path / "sweep"
     process = subprocess.Popen([*command, "synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--sweep",
                                 "--cycles", "40000", "--out", str(out)], cwd=tmp_path,

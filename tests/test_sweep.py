@@ -2,10 +2,8 @@
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from netsim.cli import main
 from netsim.errors import ConfigError
 from netsim.sweep import load_study, point_argv, results_frame, run_study
+from tests.helpers import netsim_command
 
 STUDY = """
 seed = 3
@@ -144,11 +143,6 @@ def test_point_with_a_bad_option_records_one_line_and_prints_no_usage(tmp_path):
 def test_jobs_below_one_is_a_one_line_error(tmp_path, capsys):
     assert main(["sweep", str(write_study(tmp_path, SMALL)), "--jobs", "0", "--quiet"]) == 2
     assert capsys.readouterr().err == "netsim: error: --jobs: expected a whole number >= 1, got 0\n"
-
-
-def netsim_command():
-    exe = shutil.which("netsim")
-    return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
 
 
 def test_killed_sweep_resumes_to_the_same_file_whatever_the_workers(tmp_path):
