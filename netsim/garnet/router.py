@@ -238,9 +238,10 @@ class Router:
 
     def _send_lone(self, vc: VCBuffer, cycle: int) -> bool:
         """The usual case at low load: `vc`, the only VC of this router holding flits, has a head
-        ready, so nothing can contend with it (and it has not joined the turn order). Sends its packet whole if it can leave as the
-        general path would send it; else returns False, leaving any VC it claimed on `vc` for
-        the general path (which then finds the head past allocation, as after a failed batch)."""
+        ready, so nothing can contend with it (and it has not joined the turn order). Sends its
+        packet whole if it can leave as the general path would send it; else returns False,
+        leaving any VC it claimed on `vc` for the general path (which then finds the head past
+        allocation, as after a failed batch)."""
         port = vc.port
         packet = vc.packets[0]
         out, lo, hi = packet.route[self.node]
