@@ -204,8 +204,6 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
-    if args.warmup is not None:
-        option("--warmup", non_negative_int, args.warmup)
 
     def watch(run: traffic.SynthRun, label: str) -> None:
         """Show `run` in the progress view, and let Ctrl-C stop it."""
@@ -224,7 +222,8 @@ def scenario_synth(args, monitor):
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
         points.sort(key=lambda p: p["rate"])
-        summary = dict(points[-1]) if points else {}  # the highest load's figures, with the sweep's totals
+        # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
+        summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})

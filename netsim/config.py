@@ -30,7 +30,8 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 # --------------------------------------------------------------------------- value parsers
 def as_int(value: Any, minimum: int | None = None) -> int:
     """A whole number (TOML int or a float with no fraction), optionally bounded below."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or int(value) != value:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not math.isfinite(value)) or int(value) != value):
         raise UnitError(f"expected a whole number, got {value!r}")
     if minimum is not None and value < minimum:
         raise UnitError(f"expected a whole number >= {minimum}, got {value!r}")

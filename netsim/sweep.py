@@ -42,9 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
-from netsim.config import as_table, read_text, read_toml
+from netsim.config import as_table, non_negative_int, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
 from netsim.progress import NullView, RunMonitor, Snapshot, watching
+from netsim.report import finite
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
@@ -75,10 +76,10 @@ class Study:
     points: tuple
 
 
-def _table(table: dict, name: str, source) -> dict:
-    """The study's [name] table (empty when absent); anything else is a one-line error."""
+def _value(table: dict, name: str, parse, default, source):
+    """The study's `name` (`default` when absent), read by `parse`; a bad value is a one-line error."""
     try:
-        return as_table(table.get(name, {}))
+        return parse(table.get(name, default))
     except UnitError as exc:
         raise source.error(name, str(exc)) from None
 
@@ -92,26 +93,22 @@ def _lists(table, name: str, source) -> dict:
 
 def load_study(path: Path) -> Study:
     """Read and expand a study file (see the module docstring)."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such study file")
     table, source = read_toml(path)
     unknown = set(table) - {"seed", "results", "base", "grid", "zip"}
     if unknown:
         key = sorted(unknown)[0]
         raise source.error(key, "unknown key (expected seed, results, [base], [grid], [zip])")
-    base = _table(table, "base", source)
+    base = _value(table, "base", as_table, {}, source)
     if base.get("command") not in COMMANDS:
         raise source.error("base.command", f"expected one of {', '.join(COMMANDS)}")
-    grid = _lists(_table(table, "grid", source), "grid", source)
-    zipped = _lists(_table(table, "zip", source), "zip", source)
+    grid = _lists(_value(table, "grid", as_table, {}, source), "grid", source)
+    zipped = _lists(_value(table, "zip", as_table, {}, source), "zip", source)
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
         raise source.error("zip", f"lists of different lengths {sorted(lengths)}: zipped lists vary together")
     if "command" in grid or "command" in zipped:
         raise source.error("grid", "vary one command per study; 'command' belongs in [base]")
-    seed = table.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise source.error("seed", "expected a whole number >= 0")
+    seed = _value(table, "seed", non_negative_int, 0, source)
     results_name = table.get("results", f"{path.stem}.results.jsonl")
     if not isinstance(results_name, str) or not results_name:
         raise source.error("results", f"expected a file name, got {results_name!r}")
@@ -164,8 +161,8 @@ def run_point(point: Point) -> dict:
         return {**record, "status": "error", "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - a failing point must not stop the sweep
         return {**record, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
-    metrics = {key: value for key, value in result.summary.items()
-               if isinstance(value, (bool, int, float, str)) and key not in LEFT_OUT}
+    metrics = finite({key: value for key, value in result.summary.items()  # strict JSON, as summary.json
+                      if isinstance(value, (bool, int, float, str)) and key not in LEFT_OUT})
     return {**record, "status": "ok", "result": metrics}
 
 

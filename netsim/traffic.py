@@ -117,8 +117,6 @@ class TrafficSource:
 
     def step(self, cycle: int) -> None:
         run = self.run
-        if run.stopped:
-            return
         dst = self.fixed_dst
         if dst is None:
             dst = self.pattern(run.topology, self.npu, self.rng)
@@ -127,7 +125,7 @@ class TrafficSource:
 
 
 class SynthRun:
-    """One synthetic-traffic run at one offered load; `result()` is run_synth's dict."""
+    """One synthetic-traffic run at one offered load; `execute()` returns run_synth's dict."""
 
     def __init__(self, network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
                  warmup_cycles: int | None, network_options: dict | None = None):
@@ -135,6 +133,8 @@ class SynthRun:
             raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERNS)})")
         if packet_flits < 1 or cycles < 1:
             raise ConfigError(f"--packet-flits {packet_flits} and --cycles {cycles}: each must be at least 1")
+        if warmup_cycles is not None and warmup_cycles < 0:
+            raise ConfigError(f"--warmup: expected a whole number >= 0, got {warmup_cycles}")
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
         self.topology = network_config.build_topology()
@@ -154,7 +154,6 @@ class SynthRun:
         self.cycles = cycles
         self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles
         self.end = self.warmup + cycles
-        self.stopped = False
         self.generated_flits = 0
         self.accepted_flits = 0
         self.measured_out = 0  # packets created in the window (one per message), not yet arrived
@@ -193,7 +192,6 @@ class SynthRun:
     def summary(self, now: int) -> dict:
         """The figures of the run up to cycle `now`; a run stopped early (Ctrl-C) is measured over the
         part of its window it reached."""
-        self.stopped = True
         net = self.network
         measured_cycles = max(0, min(now, self.end) - self.warmup)
         nodes_cycles = self.topology.npus * measured_cycles or 1

@@ -59,7 +59,8 @@ def closed_form_cycles(config, src: int, dst: int, nflits: int) -> int:
     backend derives: a wrong derivation there fails the tests that compare with this."""
     g = config.garnet
     topology = config.build_topology()
-    up = lambda x: math.ceil(x - 1e-9)  # noqa: E731  whole cycles, float noise forgiven
+    # whole cycles, float noise forgiven: its own rounding, not netsim.units', so the oracle stays independent
+    up = lambda x: math.ceil(x - 1e-9)  # noqa: E731
     flit_bytes = g.flit_bytes or math.floor(max(link.bandwidth for link in topology.links) / g.clock_ghz + 1e-9)
     path = topology.route(src, dst)
     cycles = 2  # the NIC's injection and ejection links

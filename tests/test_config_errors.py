@@ -1,13 +1,13 @@
 """Config errors: unknown keys (with did-you-mean), bad units and missing files give one clear line."""
 
 import subprocess
-import sys
 
 import pytest
 
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
 from system import load_system
+from tests.helpers import netsim_command
 
 
 def write(tmp_path, text, name="net.toml"):
@@ -86,11 +86,16 @@ def test_system_config_forms_and_errors(tmp_path, shared_inputs):
     (["report", "nothing", "--top", "-1"], "netsim: error: --top: expected a whole number >= 1, got -1"),
 ])
 def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):
-    result = subprocess.run([sys.executable, "-m", "netsim.cli", *args, "--out", str(tmp_path / "o")],
+    assert message in one_line_error(tmp_path, args)
+
+
+def one_line_error(tmp_path, args) -> str:
+    """Run the CLI on `args`: it must exit 2 with one line on stderr (no traceback); that line."""
+    result = subprocess.run([*netsim_command(), *args, "--out", str(tmp_path / "o")],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2
-    assert message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    return result.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -103,7 +108,4 @@ def test_unusable_values_and_files_are_one_line_errors(tmp_path, args, message):
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\xff\xfe")
     args = [a.format(binary=binary, folder=tmp_path) for a in args]
-    result = subprocess.run([sys.executable, "-m", "netsim.cli", *args, "--out", str(tmp_path / "o")],
-                            capture_output=True, text=True, cwd=tmp_path)
-    assert result.returncode == 2
-    assert message in result.stderr and "Traceback" not in result.stderr
+    assert message in one_line_error(tmp_path, args)

@@ -29,9 +29,9 @@ def test_one_vc_without_dateline_deadlocks_under_tornado_and_is_reported():
 
 def test_dateline_with_two_vcs_survives_the_same_traffic():
     """With a detector that fires after 1000 cycles without a move (well within the run; it does
-    fire without the dateline, as above), the dateline keeps packets moving."""
+    fire for the same 2 VCs without the dateline), the dateline keeps packets moving."""
     with pytest.raises(DeadlockError):
-        run_synth(ring_noc(vcs=1, deadlock_cycles=1000), "tornado", 0.6, 4, 3000, seed=1,
+        run_synth(ring_noc(vcs=2, deadlock_cycles=1000), "tornado", 0.6, 4, 3000, seed=1,
                   network_options={"dateline": False})
     result = run_synth(ring_noc(vcs=2, deadlock_cycles=1000), "tornado", 0.6, 4, 3000, seed=1)
     assert result["packets"] > 0

@@ -124,6 +124,8 @@ def test_link_stats_columns():
     assert (row.flits, row.bytes, row.busy_cycles) == (40, 640, 40)
     for column in ("utilization", "mean_buffer_flits", "max_vc_flits", "credit_stall_time_ns"):
         assert column in links
+    # each of the 40 flits spends exactly router 1's 1-cycle pipeline in its input buffer
+    assert row.mean_buffer_flits * net.clock.now_cycle() == pytest.approx(40)
     nic = frames["nic_links"]
     assert set(nic.kind) == {"nic-npu", "npu-nic"} and nic.flits.sum() == 80
     assert frames["packets"].loc[0, "packets"] == 10
@@ -190,7 +192,8 @@ def test_astra_sim_garnet_file_errors(tmp_path):
 
 
 def test_per_vc_occupancy_table_adds_up_to_the_ports():
-    """stats()['vcs']: per input port and VC, max and mean occupancy; VCs sum to the port's mean."""
+    """stats()['vcs']: per input port and VC, max and mean occupancy; VCs sum to the port's mean (a
+    check of the table's join: both come from the VC counters, which test_link_stats_columns checks)."""
     config = network_config(TOPOLOGIES["torus"], flit_bytes=16, packet_bytes=64, buffer_flits=2)
     net = garnet(config)
     rng = random.Random(5)

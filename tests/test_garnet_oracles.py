@@ -10,10 +10,9 @@ import random
 import pytest
 
 from netsim.garnet.clock import CycleClock
-from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
 from netsim.traffic import SynthRun
-from tests.helpers import network_config
+from tests.helpers import garnet, network_config
 
 
 def reversed_wake(self, component, cycle):
@@ -31,7 +30,7 @@ ORIGINAL_WAKE = CycleClock.wake
 
 def random_messages(config, seed: int = 0, messages: int = 60) -> list[tuple[int, float]]:
     """Random point-to-point messages through the NetworkAPI; (message, delivery ns), by message."""
-    net = GarnetNetwork(config.build_topology(), config=config, check_invariants=True)
+    net = garnet(config, check_invariants=True)
     rng = random.Random(seed)
     n = net.topology.npus
     done = []
@@ -105,7 +104,7 @@ def test_turn_order_ranks_are_distinct_when_ports_have_different_vc_counts():
     """Ties in turn order are broken by VC rank, so ranks must be distinct within a router even
     when a `[garnet.dim.N] vcs` override gives its ports different VC counts."""
     config = load_network("dgx-8x4", overrides=[(["garnet", "dim"], {"1": {"vcs": 2}})])
-    net = GarnetNetwork(config.build_topology(), config=config)
+    net = garnet(config)
     for router in net.routers:
         ranks = [vc.rank for port in router.inputs for vc in port.vcs]
         assert len({len(port.vcs) for port in router.inputs}) > 1 or router.node >= net.topology.npus

@@ -174,7 +174,7 @@ def test_fast_forward_never_changes_results(fidelity, vc_release):
             assert net.fast_forward.skipped_cycles > 0
         results.append((middle, everything(net)))
     assert results[0] == results[1]
-    skipping, stepping = (collective_net(cfg, "all_reduce", 128 * 1024, "ring", fast_forward=ff)
+    skipping, stepping = (collective_net(cfg, "all_reduce", 64 * 1024, "ring", fast_forward=ff)
                           for ff in (True, False))
     assert skipping.fast_forward.skipped_cycles > 0
     assert everything(skipping) == everything(stepping)

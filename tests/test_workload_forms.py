@@ -81,6 +81,7 @@ def test_toml_workload_with_gemm_and_times(tmp_path):
     (('bucket-size = "1MiB"', 'bucket-size = "lots"'), r"w.toml:5: key 'options.bucket-size'"),
     (("[[layer]]\nname = \"a\"", "[[layer]]\nname = \"a\"\nfwd-comm = \"broadcastx\""),
      r"w.toml:11: layer 0 key 'fwd-comm': expected one of"),
+    (("peak-tflops = 100", "peak-tflops = 0"), r"key 'roofline': expected a positive number, got 0"),
 ])
 def test_malformed_toml_workloads_name_file_line_and_key(tmp_path, edit, message):
     path = tmp_path / "w.toml"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean, read_toml
+from netsim.config import Source, did_you_mean, positive_float, positive_int, read_toml
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_bandwidth, parse_size, parse_time
 from workload.model import COMM_TYPES, Comm, Layer, Workload
@@ -91,9 +91,9 @@ def _roofline(table: dict, where: _Where) -> Roofline:
         if key not in known:
             raise ConfigError(f"{where.key('roofline.' + key)}: unknown key{did_you_mean(key, known)}")
     try:
-        return Roofline(float(table.get("peak-tflops", Roofline.peak_tflops)),
+        return Roofline(positive_float(table.get("peak-tflops", Roofline.peak_tflops)),
                         parse_bandwidth(table.get("memory-bandwidth", Roofline.memory_GBps)),
-                        int(table.get("bytes-per-element", Roofline.bytes_per_element)))
+                        positive_int(table.get("bytes-per-element", Roofline.bytes_per_element)))
     except (UnitError, TypeError, ValueError) as exc:
         raise ConfigError(f"{where.key('roofline')}: {exc}") from None
 

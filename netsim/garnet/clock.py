@@ -70,6 +70,27 @@ class CycleClock:
             else:
                 bucket.append(component)
 
+    def last_inline_cycle(self) -> int:
+        """The last cycle the calendar could run without handing back to simpy (the rule of `_fire`:
+        strictly before the next simpy event, no later than `limit`); NEVER if nothing bounds it."""
+        horizon, end = self.env.peek(), self.limit
+        if horizon == math.inf and end == math.inf:
+            return NEVER
+        last = math.ceil(min(horizon, end) * self.clock_ghz + 1e-9)
+        while last >= 0 and (self.ns(last) >= horizon or self.ns(last) > end):
+            last -= 1
+        return last
+
+    def jump(self, span: int) -> None:
+        """Move the current cycle, every pending wake-up and simpy's clock `span` cycles later (a
+        fast-forward). `buckets` and `due` change in place: `_fire`'s loop holds them."""
+        buckets = {cycle + span: bucket for cycle, bucket in self.buckets.items()}
+        self.buckets.clear()
+        self.buckets.update(buckets)
+        self.due[:] = sorted(buckets)  # a sorted list is a heap
+        self.cycle += span
+        self.env._now = self.ns(self.cycle)
+
     def _arm(self, cycle: int) -> None:
         """Have simpy run the calendar at `cycle`; an event armed for a later cycle goes stale."""
         self.armed = cycle
@@ -114,6 +135,7 @@ class CycleClock:
             if not budget or at >= peek() or at > limit:  # back to simpy
                 self._arm(cycle)
                 return
-            # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock is the
-            # one reach into its internals, so that components reading env.now see this cycle.
+            # Nothing else is scheduled before this cycle: run it now. Setting simpy's clock (here
+            # and in `jump`) is the one reach into its internals, so components reading env.now see
+            # this cycle.
             env._now = at

@@ -63,7 +63,7 @@ class GarnetConfig:
     dim: tuple = setting((), parse=dim_overrides, help="per-dimension overrides: [garnet.dim.N] with vcs, buffer_flits, link_latency")
 
     def for_dim(self, dim: int, key: str) -> Any:
-        """The raw per-dimension override of `key` for dimension `dim`, or None."""
+        """The per-dimension override of `key` for dimension `dim` (as `dim_overrides` stored it), or None."""
         for number, items in self.dim:
             if number == dim:
                 for name, value in items:

@@ -65,8 +65,8 @@ def find_cycle(graph: dict) -> list[str]:
 def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: int,
                    starved=None) -> DeadlockError:
     """The error to raise: a one-line report naming a cycle of waiting VCs (or the stuck VCs).
-    `starved`: the one router that has not moved for `stalled_cycles` while others have (None:
-    no router has)."""
+    `starved`: a router that has not moved for `stalled_cycles` while others have (None: no
+    router has)."""
     graph = wait_for_graph(routers, cycle)
     loop = find_cycle(graph)
     if starved is None:
@@ -82,7 +82,5 @@ def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: in
     if loop:
         names = loop if len(loop) <= MAX_NAMED + 1 else loop[:MAX_NAMED] + [f"... ({len(loop) - 1} VCs in all)"]
         return DeadlockError(head + "waiting cycle: " + " -> ".join(names))
-    stuck = sorted(graph)
-    if starved is not None:
-        stuck = [name for name in stuck if name.startswith(f"router {starved.node} ")]
+    stuck = sorted(graph if starved is None else wait_for_graph([starved], cycle))
     return DeadlockError(head + "blocked VCs (no cycle found): " + "; ".join(stuck[:MAX_NAMED]))

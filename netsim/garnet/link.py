@@ -46,8 +46,8 @@ class OutputPort:
         self.release_on_sent = release_on_sent
         self.waiting = False  # a flit here is blocked on credits or VCs: wake the owner on return
         # The last VC allocation that failed: its cycle and (lo, hi, room) (VC class and credits
-        # asked for), so that other heads asking the same give up at once in that cycle. Two fields: the cycle compare alone (an int) is
-        # all most heads pay.
+        # asked for), so that other heads asking the same give up at once in that cycle. Two
+        # fields: most heads pay only the compare of the cycle (an int).
         self.full = -1
         self.full_class = None
         self.stall_since = -1
@@ -203,7 +203,7 @@ class OutputPort:
             joining = self.dst_router.joining
             if joining:
                 join(self.dst_router, buffer)
-            else:  # nothing else on its way there: no turn order to keep
+            else:  # `join`'s own first case, inline on this hot path: nothing else on its way there
                 joining.append(buffer)
         buffer.packets.append(packet)
         if len(ready) > buffer.peak:

@@ -22,8 +22,8 @@ its send (plus the topology's NIC latency, twice per dimension crossed, as in th
 and delivered when its last tail arrives.
 
 Long messages on uncontended paths reach a steady state that repeats every few cycles; the
-network skips whole repetitions of it (fastforward.py, exact: tests compare with
-`fast_forward=False`), so a 1 GiB ring all-reduce costs about as much as its transients.
+network skips whole repetitions of it (fastforward.py: the same statistics as without, which tests
+compare with `fast_forward=False`), so a 1 GiB ring all-reduce costs about as much as its transients.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class GarnetNetwork(Network):
         `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
         is a test-only switch that lets ring hops use any VC (and so deadlock); `batch=False` is a
         test-only switch that makes flit fidelity step every flit (batching must not change results);
-        `fast_forward=False` turns off skipping repeated steady states (fastforward.py; same results).
+        `fast_forward=False` turns off skipping repeated steady states (fastforward.py; same statistics).
         """
         super().__init__(topology, env)
         cfg = getattr(config, "garnet", config) or GarnetConfig()
@@ -138,28 +138,26 @@ class GarnetNetwork(Network):
             links_in = [port.link_id for port in router.inputs]
             for links in ([link] for link in links_out) if per_link else [links_out]:
                 self._add_injection_port(router, links, f"-to-{topo.links[links[0]].dst}" if per_link else "",
-                                         batch, release_on_sent)
+                                         batch)
             for links in ([link] for link in links_in) if per_link else [links_in]:
-                self._add_ejection_port(router, links, f"-from-{topo.links[links[0]].src}" if per_link else "",
-                                        release_on_sent)
+                self._add_ejection_port(router, links, f"-from-{topo.links[links[0]].src}" if per_link else "")
 
-    def _add_injection_port(self, router: Router, links: list[int], label: str, batch: bool,
-                            release_on_sent: bool) -> None:
+    def _add_injection_port(self, router: Router, links: list[int], label: str, batch: bool) -> None:
         """A NIC injection port of NPU `router.node` for the routes leaving over `links`."""
         npu = router.node
         injector = Injector(self, batch)
         port = InputPort(f"nic{label}", self.config.vcs, self.params.nic_buffer_flits(npu), 1, -1)
-        injector.out = OutputPort(injector, self.clock, f"nic-{npu}{label}", -1, 1, 1, release_on_sent)
+        injector.out = OutputPort(injector, self.clock, f"nic-{npu}{label}", -1, 1, 1, self.params.release_on_sent)
         injector.out.connect(router, port)
         router.add_input(port)
         self.injectors.append(injector)
         self.nic_ports.append((npu, "nic-npu", links[0] if len(links) == 1 else -1, injector.out))
         self._injector_of.update(dict.fromkeys(links, injector))
 
-    def _add_ejection_port(self, router: Router, links: list[int], label: str, release_on_sent: bool) -> None:
+    def _add_ejection_port(self, router: Router, links: list[int], label: str) -> None:
         """A NIC ejection port of NPU `router.node` for the routes arriving over `links`."""
         receiver = Receiver(self)
-        eject = OutputPort(router, self.clock, f"to-nic{label}", -1, 1, 1, release_on_sent)
+        eject = OutputPort(router, self.clock, f"to-nic{label}", -1, 1, 1, self.params.release_on_sent)
         eject.eject = True
         eject.receiver = receiver
         router.outputs.append(eject)
@@ -233,19 +231,18 @@ class GarnetNetwork(Network):
         route, _, _, injector = message.route
         nflits = self.params.packet_flits(nbytes)
         self.packets_in_network += 1
-        if self.fast_forward is not None:
-            if message.unsent:
-                self.fast_forward.cut(injector)
-            else:
-                self.fast_forward.reset()
+        if not message.unsent:
+            self.traffic_changed()
+        elif self.fast_forward is not None:
+            self.fast_forward.cut(injector)
         return Packet(message, nflits, nbytes, route, message.unsent == 0)
 
     def packet_arrived(self, packet: Packet, cycle: int) -> None:
         """A tail flit reached its NIC: count the packet; complete its message if it was the last."""
         self.packets_in_network -= 1
-        self.packet_stats.add(packet, cycle)
+        latency = self.packet_stats.add(packet, cycle)
         if self.fast_forward is not None:
-            self.fast_forward.arrived(cycle - packet.msg.created)
+            self.fast_forward.arrived(latency)
         if self.packet_observer is not None:
             self.packet_observer(packet, cycle)
         message = packet.msg
@@ -282,10 +279,9 @@ class GarnetNetwork(Network):
                     moved = max(other.last_move for other in self.routers) > limit
                     raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
                                                   self.flits_in_flight(), router if moved else None)
-        probing = self.fast_forward is not None and self.packet_observer is None  # an observer sees every packet
-        if probing:
+        if self.fast_forward is not None:
             self.fast_forward.after_cycle(cycle)
-        self.clock.hook_at = 0 if self.check_invariants or probing else self.next_scan
+        self.clock.hook_at = 0 if self.check_invariants else self.next_scan  # a probe due sets it to now
 
     def skip_deadlock_scans(self, cycle: int) -> None:
         """A fast-forward has just ended at busy `cycle`: the scans it skipped found nothing (the

@@ -1,5 +1,5 @@
 """Packet statistics (aggregated as packets arrive: memory does not grow with packets sent) and
-the per-link / per-NIC tables of `GarnetNetwork.stats()`."""
+the per-link, per-NIC and per-VC tables of `GarnetNetwork.stats()`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class PacketStats:
         self.hops = 0
         self.histogram: Counter = Counter()  # packet latency -> packets
 
-    def add(self, packet, cycle: int) -> None:
+    def add(self, packet, cycle: int) -> int:
+        """Count `packet`, arrived at `cycle`; returns its latency."""
         message = packet.msg
         latency = cycle - message.created
         self.packets += 1
@@ -32,6 +33,7 @@ class PacketStats:
         self.network_latency += cycle - packet.injected
         self.hops += message.route[1]  # router-to-router links
         self.histogram[latency] += 1
+        return latency
 
     def summary(self) -> dict:
         n = self.packets or 1
