@@ -25,7 +25,7 @@ NETWORK_SUFFIXES = (".toml", ".json", ".yml", ".yaml", ".txt")
 class NetworkFile:
     """The top level of a network TOML."""
 
-    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
+    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | mesh | switch | hierarchical | fat-tree)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
     backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical or garnet")
