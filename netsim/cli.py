@@ -344,7 +344,8 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
         run = f"netsim run --workload {out / workload.name} --network {args.network}"
         run += f" --comm-groups {groups[0]}" if groups else ""
         console.print(f"{workload.name}: wrote {len(traces)} traces ({workload.name}.0.et ... "
-                      f"{workload.name}.{len(traces) - 1}.et) into {out}; run them with: {run}")
+                      f"{workload.name}.{len(traces) - 1}.et) into {out}")
+        console.print(f"run them with: {run}", soft_wrap=True, markup=False)
 
 
 def cmd_topo(args, console: Console) -> None:

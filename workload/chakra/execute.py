@@ -104,7 +104,7 @@ class NpuExecution:
         if engine is not None:
             self.busy[engine] += 1
         event = self._event(node)
-        if event is None:
+        if event is None or event.processed:  # nothing to do, or done already (a send the network took at once)
             self._finish(node, engine)
         else:
             event.callbacks.append(lambda done: self._done(done, node, engine))

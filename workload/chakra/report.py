@@ -63,7 +63,7 @@ def nodes_frame(runs: list[NpuExecution]) -> pd.DataFrame:
 
 def npu_totals(run: NpuExecution, now: float) -> dict:
     """One NPU's totals (ns): compute, exposed communication (to its finish, or to `now` if unfinished)."""
-    compute = length(union(compute_intervals(run)))
+    compute = float(length(union(compute_intervals(run))))
     end = run.finished_at if run.finished_at is not None else now
     return {"compute_time_ns": compute, "exposed_comm_time_ns": end - compute, "finish_time_ns": run.finished_at,
             **overlap_of(compute_intervals(run), comm_intervals(run))}
