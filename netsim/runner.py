@@ -23,7 +23,7 @@ from netsim.network_config import NetworkConfig
 from netsim.progress import NullView, RunMonitor
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
-from workload.chakra import ComputeModel, MemoryConfig, NpuExecution, RemoteMemory, check_memory, load_trace
+from workload.chakra import ComputeModel, MemoryConfig, RemoteMemory, check_memory, load_trace, start_trace
 from workload.chakra.report import nodes_frame, npu_totals
 from workload.report import detailed_frame, end_to_end_frame, overlap, totals
 
@@ -178,10 +178,7 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     systems = build_systems(network, system_cfg)
     compute = ComputeModel.of_system(system_cfg)
     remote = RemoteMemory(network.env, memory) if memory is not None else None
-    runs = [NpuExecution(network.env, system, npu_trace, compute, remote, in_flight)
-            for system, npu_trace in zip(systems, trace.npus)]
-    for run in runs:
-        run.start()
+    runs = start_trace(network.env, systems, trace, compute, remote, in_flight)
     monitor.tracker = trace_tracker(runs, trace)
     partial = _simulate(network, monitor)
     if not partial:

@@ -108,13 +108,25 @@ def test_roofline_needs_peak_and_bandwidth():
 
 def test_send_and_receive_cross_the_network(tmp_path):
     # ring of 2 NPUs, 50 GB/s and 500 ns per link: a 4096 B message takes 500 + 4096 / 50 ns
+    arrival = 1000 + 500 + 4096 / 50
     prefix = write_traces(tmp_path, [[comp(0, 1000), send(1, 1, 4096, 7, deps=[0])],
                                      [recv(0, 0, 4096, 7), comp(1, 10, deps=[0])]])
     result = run(prefix)
-    assert timings(result, 1) == {0: (0, 1000 + 500 + 4096 / 50), 1: (1000 + 500 + 4096 / 50, 1000 + 500 + 4096 / 50 + 10)}
+    assert timings(result, 1) == {0: (0, arrival), 1: (arrival, arrival + 10)}
     assert result.tables["npus"]["bytes_sent"].tolist() == [4096, 0]
     nodes = result.tables["nodes"]
-    assert nodes[(nodes.npu == 1) & (nodes.node_id == 0)].exposed_comm_ns.item() == pytest.approx(1000 + 500 + 4096 / 50)
+    assert nodes[(nodes.npu == 1) & (nodes.node_id == 0)].exposed_comm_ns.item() == pytest.approx(arrival)
+
+
+def test_a_send_finishes_on_delivery_and_a_late_receive_at_once(tmp_path):
+    """ASTRA-sim's analytical backends: the sender's node ends when the message is delivered; a
+    receive issued after the message arrived ends when it is issued."""
+    arrival = 1000 + 500 + 4096 / 50
+    prefix = write_traces(tmp_path, [[comp(0, 1000), send(1, 1, 4096, 7, deps=[0]), comp(2, 10, deps=[1])],
+                                     [comp(0, 5000), recv(1, 0, 4096, 7, deps=[0]), comp(2, 10, deps=[1])]])
+    result = run(prefix)
+    assert timings(result, 0) == {0: (0, 1000), 1: (1000, arrival), 2: (arrival, arrival + 10)}
+    assert timings(result, 1) == {0: (0, 5000), 1: (5000, 5000), 2: (5000, 5010)}
 
 
 def test_exposed_communication_is_the_part_no_compute_hid(tmp_path):

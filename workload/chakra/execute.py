@@ -3,9 +3,9 @@ have finished, in node-id order.
 
 - COMP runs for its duration (or by the roofline, see `ComputeModel`);
 - COMM_COLL is a collective of the system layer over its dimensions or communicator group;
-- COMM_SEND / COMM_RECV go through the NetworkAPI endpoint (tag `("p2p", comm_tag)`); a send
-  finishes when the network has taken the message (the NetworkAPI's send event), a receive when
-  the whole message has arrived;
+- COMM_SEND / COMM_RECV go through the NetworkAPI endpoints (`Messages`); as in ASTRA-sim's
+  analytical backends, a send finishes when its message has been delivered, a receive once the
+  message has arrived and the receive was issued;
 - MEM_LOAD / MEM_STORE are served by the remote memory (workload.chakra.memory);
 - METADATA and INVALID nodes finish at once.
 
@@ -18,7 +18,7 @@ lowest id first, when its engine frees.
 from __future__ import annotations
 
 import heapq
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import simpy
@@ -50,6 +50,41 @@ class ComputeModel:
         return node.duration_ns
 
 
+class Messages:
+    """The point-to-point messages of one trace run, matched in order per (source, destination, tag).
+
+    Issuing a send also posts its receive at the destination endpoint, so the message's delivery
+    is known whenever the receive node is issued (before, after or never): the k-th send of a key
+    finishes at the k-th delivery, and the k-th receive node waits for that same delivery.
+    """
+
+    def __init__(self, env: simpy.Environment, systems: list):
+        self.env = env
+        self.endpoints = [system.endpoint for system in systems]
+        self.deliveries: dict[tuple, list] = defaultdict(list)  # key -> the k-th message's delivery event
+        self.sends: Counter = Counter()
+        self.receives: Counter = Counter()
+
+    def _delivery(self, key: tuple, index: int) -> simpy.Event:
+        events = self.deliveries[key]
+        while len(events) <= index:
+            events.append(self.env.event())
+        return events[index]
+
+    def send(self, src: int, dst: int, nbytes: int, tag: int) -> simpy.Event:
+        key = (src, dst, tag)
+        delivery = self._delivery(key, self.sends[key])
+        self.sends[key] += 1
+        self.endpoints[src].send(dst, nbytes, ("p2p", tag))
+        self.endpoints[dst].recv(src, nbytes, ("p2p", tag)).callbacks.append(lambda _arrived: delivery.succeed())
+        return delivery
+
+    def receive(self, src: int, dst: int, tag: int) -> simpy.Event:
+        key = (src, dst, tag)
+        self.receives[key] += 1
+        return self._delivery(key, self.receives[key] - 1)
+
+
 def engine_of(node: TraceNode) -> str | None:
     """The engine a node occupies while it runs (None: not limited)."""
     if node.kind == "COMP":
@@ -62,10 +97,11 @@ def engine_of(node: TraceNode) -> str | None:
 class NpuExecution:
     """One NPU running its graph; records when each node started and finished."""
 
-    def __init__(self, env: simpy.Environment, system, trace: NpuTrace, compute: ComputeModel,
+    def __init__(self, env: simpy.Environment, system, trace: NpuTrace, compute: ComputeModel, messages: Messages,
                  memory: RemoteMemory | None, in_flight: int = 0):
         self.env = env
         self.system = system
+        self.messages = messages
         self.trace = trace
         self.npu = trace.npu
         self.compute = compute
@@ -117,9 +153,9 @@ class NpuExecution:
             return self.system.collective(node.collective, node.nbytes, node.dims, group=node.group,
                                           priority=node.priority)
         if node.kind == "COMM_SEND":
-            return self.system.endpoint.send(node.peer, node.nbytes, ("p2p", node.tag))
+            return self.messages.send(self.npu, node.peer, node.nbytes, node.tag)
         if node.kind == "COMM_RECV":
-            return self.system.endpoint.recv(node.peer, node.nbytes, ("p2p", node.tag))
+            return self.messages.receive(node.peer, self.npu, node.tag)
         if node.kind in ("MEM_LOAD", "MEM_STORE"):
             return self.memory.access(self.npu, node.tensor_size)
         return None
@@ -154,6 +190,17 @@ class NpuExecution:
                 waits = [dep for dep in node.deps if dep not in self.finished]
                 lines.append(f"NPU {self.npu} {node.label} waits for nodes {waits}")
         return lines
+
+
+def start_trace(env: simpy.Environment, systems: list, trace, compute: ComputeModel, memory: RemoteMemory | None,
+                in_flight: int = 0) -> list[NpuExecution]:
+    """Start every NPU's graph at time 0 (one System per NPU, rank order); the executions, to read after the run."""
+    messages = Messages(env, systems)
+    runs = [NpuExecution(env, system, npu_trace, compute, messages, memory, in_flight)
+            for system, npu_trace in zip(systems, trace.npus)]
+    for run in runs:
+        run.start()
+    return runs
 
 
 def _describe(node: TraceNode) -> str:

@@ -8,8 +8,9 @@ of the thread that issues it. Waiting for an operation adds it to the frontier; 
 the frontier (the compute started after everything in it). So when the graph is executed, every
 operation starts exactly when the loop would have started it.
 
-Weight updates after a collective (the loop's `update_ns`) become host operations: they take time
-but are not NPU compute, as in the loops' own reports.
+A weight update after a collective (the loop's `update_ns`) becomes a compute operation named
+`LAYER.PASS.update` that depends on the collective (the loops' own reports count that wait as
+exposed communication, a trace as compute; the times are the same).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ class Op:
     kind: str  # COMP, COMM_COLL, COMM_SEND, COMM_RECV
     deps: tuple
     duration_ns: float = 0.0  # COMP
-    host: bool = False  # COMP: a weight update, not NPU compute
     collective: str | None = None
     nbytes: int = 0
     dims: tuple | None = None  # COMM_COLL over these dimensions, or
@@ -117,7 +117,7 @@ class _Environment:
 
     def timeout(self, delay: float) -> _Token:
         """Only NpuRun's weight update waits this way (compute is recorded by _RecordingRun.compute)."""
-        return self.recorder.add("COMP", f"{self.recorder.context or 'delay'}.update", duration_ns=delay, host=True)
+        return self.recorder.add("COMP", f"{self.recorder.context or 'delay'}.update", duration_ns=delay)
 
 
 class _Endpoint:

@@ -3,8 +3,8 @@
 The workload's training loop is recorded on the target network (workload.chakra.record) and each
 operation becomes a node whose data dependencies are the operations it waited for:
 
-- compute: COMP_NODE with `duration_micros` (whole microseconds, what ASTRA-sim reads) and
-  netsim's exact `duration_ns`; a weight update is a COMP_NODE with `is_cpu_op` set;
+- compute and weight updates: COMP_NODE with `duration_micros` (whole microseconds, what
+  ASTRA-sim reads) and netsim's exact `duration_ns`;
 - collective: COMM_COLL_NODE with `comm_type`, `comm_size`, `involved_dim` (or `pg_name` for an
   explicit group of NPUs, listed in `NAME.comm_groups.json`, ASTRA-sim's communicator-group file)
   and `comm_priority` when the loop gives one;
@@ -52,13 +52,12 @@ def node_message(op: Op, npu: int, dims_count: int, tags: _Numbering, groups: _N
     """The Chakra node of one operation recorded on `npu`."""
     node = Node(id=op.id, name=op.name, data_deps=op.deps)
     attrs = node.attr
+    attrs.append(_attr("is_cpu_op", bool_val=False))  # all on the NPU (ASTRA-sim's statistics reject host ops)
     if op.kind == "COMP":
         node.type = _node_type("COMP_NODE")
         node.duration_micros = round(op.duration_ns / 1000)
         attrs.append(_attr("duration_ns", double_val=float(op.duration_ns)))
-        attrs.append(_attr("is_cpu_op", bool_val=op.host))
         return node
-    attrs.append(_attr("is_cpu_op", bool_val=False))
     if op.kind == "COMM_COLL":
         node.type = _node_type("COMM_COLL_NODE")
         attrs.append(_attr("comm_type", int64_val=COMM_TYPE_NUMBER[op.collective]))
