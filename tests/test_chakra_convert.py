@@ -6,12 +6,14 @@ import subprocess
 
 import pytest
 
+from netsim.backends import BACKENDS
 from netsim.bundled import bundled_names
+from netsim.errors import ConfigError
 from netsim.network_config import load_network
 from netsim.runner import run_trace, run_training
 from system import load_system
 from tests.helpers import netsim_command
-from workload import WORKLOAD_SUFFIXES, load_workload, with_overrides
+from workload import WORKLOAD_SUFFIXES, load_workload, register_loop, with_overrides
 from workload.chakra import load_comm_groups, write_chakra
 from workload.chakra.schema import NODE_TYPES
 from workload.chakra.stream import read_trace_file
@@ -59,9 +61,10 @@ def test_astra_sim_sample_workloads_converted_to_traces_give_the_legacy_results(
     assert_same_results(*both_ways(load_workload(name), tmp_path))
 
 
-@pytest.mark.parametrize("name, network", [("MLP_HybridParallel_Data_Model", "ring-8"), ("DLRM_HybridParallel", "ring-8")])
-def test_converted_workloads_give_the_legacy_results_on_the_packet_backend(tmp_path, name, network):
-    assert_same_results(*both_ways(load_workload(name), tmp_path, network, "garnet"))
+@pytest.mark.parametrize("backend", sorted(set(BACKENDS) - {"analytical"}))
+@pytest.mark.parametrize("name", ["MLP_HybridParallel_Data_Model", "DLRM_HybridParallel"])
+def test_converted_workloads_give_the_legacy_results_on_the_other_backends(tmp_path, name, backend):
+    assert_same_results(*both_ways(load_workload(name), tmp_path, "ring-8", backend))
 
 
 def test_explicit_npu_groups_become_communicator_groups(tmp_path):
@@ -147,3 +150,15 @@ def test_cli_to_chakra_takes_workload_options_only(tmp_path):
                            "topology.dims=[4]", "--out", str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 2
     assert "to-chakra takes workload options only" in done.stderr
+
+
+@register_loop("TEST_WAITS_FOR_ALL_OF")
+def _waits_for_all_of(run):
+    yield run.env.all_of([run.compute(0, "fwd", 5)])
+
+
+def test_a_loop_using_what_the_recorder_cannot_record_is_a_one_line_error(tmp_path):
+    workload = dataclasses.replace(load_workload("microAllReduce"), parallelism="TEST_WAITS_FOR_ALL_OF")
+    with pytest.raises(ConfigError, match="the TEST_WAITS_FOR_ALL_OF loop uses environment.all_of, which to-chakra "
+                                          "cannot record"):
+        write_chakra(workload, load_network("ring-8").build_topology(), tmp_path)

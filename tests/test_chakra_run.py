@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from netsim.backends import BACKENDS
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import load_network
 from netsim.runner import run_collective, run_trace
@@ -153,10 +154,11 @@ def test_astra_sim_microbenchmark_traces_equal_netsim_collective(kind, system):
     assert trace.tables["links"]["bytes"].tolist() == alone.tables["links"]["bytes"].tolist()
 
 
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
 @pytest.mark.parametrize("kind, number", [("all-reduce", 0), ("all-gather", 2), ("reduce-scatter", 7),
                                           ("all-to-all", 6)])
-def test_collective_only_traces_equal_netsim_collective_on_the_packet_backend(tmp_path, kind, number):
-    net = load_network("torus-4x4", [], "garnet")
+def test_collective_only_traces_equal_netsim_collective_on_every_backend(tmp_path, backend, kind, number):
+    net = load_network("torus-4x4", [], backend)
     per_npu = [[coll(npu, number, 64 << 10, involved_dim=("bool_list", [True, True]))] for npu in range(16)]
     trace = run_trace(net, load_system("default"), write_traces(tmp_path, per_npu))
     alone = run_collective(net, load_system("default"), kind, 64 << 10)

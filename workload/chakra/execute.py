@@ -10,8 +10,8 @@ have finished, in node-id order.
 - METADATA and INVALID nodes finish at once.
 
 `in_flight` (0 = no limit) caps the nodes each NPU runs at once per engine: compute (COMP),
-host (COMP with is_cpu_op) and communication (collectives, sends, memory accesses; receives are
-never held back). ASTRA-sim 2.x runs one per engine (`in_flight = 1`); a held-back node starts,
+host (COMP with is_cpu_op) and communication (all other nodes but receives, which are never held
+back). ASTRA-sim 2.x runs one per engine (`in_flight = 1`); a held-back node starts,
 lowest id first, when its engine frees.
 """
 
@@ -86,12 +86,11 @@ class Messages:
 
 
 def engine_of(node: TraceNode) -> str | None:
-    """The engine a node occupies while it runs (None: not limited)."""
+    """The engine a node occupies while it runs (None: never held back). As in ASTRA-sim 2.x, every
+    node but compute and receives, metadata and invalid nodes included, counts as communication."""
     if node.kind == "COMP":
         return "host" if node.is_cpu_op else "compute"
-    if node.kind in COMMUNICATION and node.kind != "COMM_RECV":
-        return "communication"
-    return None
+    return None if node.kind == "COMM_RECV" else "communication"
 
 
 class NpuExecution:

@@ -103,7 +103,20 @@ class Recorder:
                 thread.frontier = [op for op in thread.frontier if op not in deps] + [end]
 
 
-class _Environment:
+class _StandIn:
+    """A stand-in for part of the simulation: using what it does not provide is a one-line error."""
+
+    recorder: Recorder
+
+    def __getattr__(self, name: str):
+        if name == "recorder":  # not set yet (copying, unpickling): no stand-in to speak of
+            raise AttributeError(name)
+        workload = self.recorder.workload
+        raise ConfigError(f"{workload.path or workload.name}: the {workload.parallelism} loop uses "
+                          f"{type(self).__name__.strip('_').lower()}.{name}, which to-chakra cannot record")
+
+
+class _Environment(_StandIn):
     """The parts of simpy.Environment the loops use: time stands still, processes become threads."""
 
     now = 0.0
@@ -120,7 +133,9 @@ class _Environment:
         return self.recorder.add("COMP", f"{self.recorder.context or 'delay'}.update", duration_ns=delay)
 
 
-class _Endpoint:
+class _Endpoint(_StandIn):
+    """The NetworkAPI endpoint: sends and receives become operations."""
+
     def __init__(self, recorder: Recorder, npu: int):
         self.recorder = recorder
         self.npu = npu
@@ -136,7 +151,7 @@ def _tag_name(tag: Hashable) -> str:
     return ".".join(map(str, tag)) if isinstance(tag, tuple) else str(tag)
 
 
-class _System:
+class _System(_StandIn):
     """The parts of system.System the loops use; a collective becomes an operation."""
 
     def __init__(self, recorder: Recorder, npu: int, topology: Topology):

@@ -63,7 +63,12 @@ class TraceNode:
 
     @property
     def label(self) -> str:
-        return f"node {self.id} ('{self.name}')"
+        return node_label(self.id, self.name)
+
+
+def node_label(node_id: int, name: str) -> str:
+    """How messages name a node: node 12 ('conv1.fwd')."""
+    return f"node {node_id} ('{name}')"
 
 
 @dataclass(frozen=True)
@@ -209,7 +214,7 @@ class _Attributes:
 
 # ---------------------------------------------------------------------------- one node
 def _node(message, npu: int, path: Path, topology: Topology, groups: dict) -> TraceNode:
-    where = f"{path}: node {message.id} ('{message.name}')"
+    where = f"{path}: {node_label(message.id, message.name)}"
     if message.type >= len(NODE_TYPES):
         raise ConfigError(f"{where}: unknown node type {message.type} (expected one of {', '.join(NODE_TYPES)})")
     kind = NODE_TYPES[message.type].removesuffix("_NODE")
