@@ -9,6 +9,7 @@ import pytest
 from netsim.backends import BACKENDS
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import load_network
+from netsim.progress import RunMonitor
 from netsim.runner import run_collective, run_trace
 from system import load_system
 from tests.helpers import chakra_node, netsim_command, write_traces
@@ -355,3 +356,15 @@ def test_cli_trace_options_are_refused_for_other_workloads():
     done = cli("run", "--workload", "microAllReduce", "--memory", "m.json", "--quiet")
     assert done.returncode == 2
     assert "--memory applies to Chakra traces" in done.stderr
+
+
+def test_a_stopped_run_reports_the_nodes_it_started(tmp_path):
+    chain = [comp(0, 100)] + [coll(i, deps=[i - 1]) for i in range(1, 21)] + [comp(21, 5, deps=[20])]
+    monitor = RunMonitor()
+    monitor.interrupted = True  # as Ctrl-C: stop at the first check, a stride of events in
+    result = run(write_traces(tmp_path, [chain] * 8), npus=8, monitor=monitor)
+    assert result.summary["partial"] is True
+    assert result.summary["npu_finish_time_ns"] == [None] * 8
+    nodes = result.tables["nodes"]
+    assert nodes[nodes.node_id == 0].end_ns.tolist() == [100] * 8
+    assert nodes["end_ns"].isna().any() and 21 not in nodes.node_id.tolist()
