@@ -58,6 +58,8 @@ class _Token:
 
 @dataclass
 class _Thread:
+    """A thread of program order: the operations its clock waits on, and what it returned."""
+
     frontier: list
     result: object = None
 

@@ -26,7 +26,9 @@ from workload.chakra.trace import COLLECTIVE_KINDS
 from workload.model import Workload
 
 CHAKRA_VERSION = "0.0.4"  # the version ASTRA-sim's own trace generators write
-COMM_TYPE_NUMBER = {kind: COLLECTIVE_COMM_TYPES.index(name) for name, kind in reversed(COLLECTIVE_KINDS.items())}
+# netsim's kind -> Chakra's CollectiveCommType number; reduce-scatter is REDUCE_SCATTER, not _BLOCK
+COMM_TYPE_NUMBER = {kind: COLLECTIVE_COMM_TYPES.index(name) for name, kind in COLLECTIVE_KINDS.items()
+                    if name != "REDUCE_SCATTER_BLOCK"}
 
 
 class _Numbering:
