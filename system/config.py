@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from netsim.bundled import find_config
-from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_int,
-                           read_json_object, read_text, read_toml, setting)
+from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_float,
+                           positive_int, read_json_object, read_text, read_toml, setting)
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_bandwidth, parse_time
 from system.scheduler import INTER_POLICIES, INTRA_POLICIES
@@ -84,6 +84,11 @@ class SystemConfig:
                                                 "reduce-scatter up, all-reduce on the last, all-gather down")
     local_mem_bw: float = setting(0.0, key="local-mem-bw", parse=lambda v: 0.0 if v == 0 else parse_bandwidth(v),
                                   help="local memory bandwidth (GB/s); when set, a reduction costs 3*bytes/bw")
+    roofline_enabled: bool = setting(False, key="roofline-enabled", parse=lambda v: as_int(v, 0) != 0,
+                                     help="Chakra traces: time compute nodes that give num_ops and tensor_size by a "
+                                          "roofline of peak-perf and local-mem-bw (0 or 1)")
+    peak_perf: float = setting(0.0, key="peak-perf", parse=lambda v: 0.0 if v == 0 else positive_float(v),
+                               help="peak compute of an NPU (TFLOPS), for the roofline")
     boost_mode: int = setting(0, key="boost-mode", parse=lambda v: as_int(v, 0),
                               help="ASTRA-sim's boost mode; accepted for compatibility, must be 0")
     direct_collective_window: int = setting(0, key="direct-collective-window", parse=lambda v: as_int(v, 0),
@@ -129,12 +134,7 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
     return table, Source(str(path), text)
 
 
-# ASTRA-sim keys that netsim reads but that change nothing it models.
-IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf"}
-
-
 def parse_system_table(table: dict, source: Source, default_name: str) -> SystemConfig:
-    table = {k: v for k, v in table.items() if k not in IGNORED_ASTRA_KEYS}
     custom = [k for k in table if k.endswith("-implementation-custom")]
     if custom:
         raise source.error(custom[0], "custom (Chakra) collective implementations are not supported; "
@@ -142,6 +142,8 @@ def parse_system_table(table: dict, source: Source, default_name: str) -> System
     config = build(SystemConfig, table, source)
     if config.boost_mode != 0:
         raise source.error("boost-mode", "boost mode is not modelled; set it to 0")
+    if config.roofline_enabled and not (config.peak_perf > 0 and config.local_mem_bw > 0):
+        raise source.error("roofline-enabled", "the roofline needs peak-perf (TFLOPS) and local-mem-bw (GB/s)")
     if not config.name:
         config = SystemConfig(**{**config.__dict__, "name": default_name})
     return config
