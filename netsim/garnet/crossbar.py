@@ -9,17 +9,23 @@ a whole packet in packet fidelity.
 from __future__ import annotations
 
 
-def departures(vc, first: int, count: int, spacing: int):
-    """Cycles at which the next `count` flits of `vc` leave if the first leaves at `first`: one
-    every `spacing` cycles (the link's cycles per flit), later only where a flit is not ready yet."""
-    ready = vc.ready
+def departures(ready, first: int, count: int, out, out_vc: int):
+    """Cycles at which `count` flits leave through `out` into downstream VC `out_vc` if the first
+    leaves at `first`: one every `cpf` cycles (the link's cycles per flit), later only where a flit
+    is not ready yet (`ready`: their ready cycles, or None if all are) or its credit is not back
+    yet (the credits are all on their way)."""
+    spacing = out.cpf
     last = first + (count - 1) * spacing
-    if ready[count - 1] <= last:  # back to back (the usual case; ready cycles increase)
-        return range(first, last + 1, spacing)
+    held = out.credits[out_vc]
+    pending = out.pending[out_vc]
+    if (ready is None or ready[count - 1] <= last) and (held >= count or pending[count - held - 1] <= last):
+        return range(first, last + 1, spacing)  # back to back (the usual case; cycles increase)
     cycles = []
     depart = first
     for k in range(count):
-        at = ready[k]
+        at = ready[k] if ready is not None else first
+        if k >= held and pending[k - held] > at:
+            at = pending[k - held]
         if at > depart:
             depart = at
         cycles.append(depart)

@@ -77,7 +77,7 @@ class InputUnit:
     or NIC), to which it returns one credit per flit that leaves."""
 
     __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_delay", "busy_until", "link_id",
-                 "index", "occupied", "head_delay", "stage")
+                 "index", "occupied", "head_delay", "body_delay", "stage")
 
     def __init__(self, router, name: str, vcs: int, depth: int, link_id: int):
         self.router = router
@@ -88,6 +88,7 @@ class InputUnit:
         # set by OutputUnit.connect from the link and the router model:
         self.credit_delay = 1  # cycles from a flit leaving here to its credit being usable upstream
         self.head_delay = 1  # fewest cycles from a head's departure upstream to when it may leave here
+        self.body_delay = 1  # cycles from a flit's departure upstream to its ready cycle here
         self.stage = 0  # cycles from a flit's arrival here to its ready cycle (residency accounting)
         self.busy_until = 0  # first cycle this port may send a flit through the crossbar again
         self.link_id = link_id

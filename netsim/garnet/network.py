@@ -385,21 +385,20 @@ class GarnetNetwork(Network):
         than its depth, nor was a credit used before it came back."""
         cycle = self.clock.cycle
         for out in self.output_units():
-            for vc in range(len(out.credits)):
+            for vc, credits in enumerate(out.credits):
                 returning = out.pending[vc]
-                if out.receiver is None:  # flits downstream, by the cycle they left here
-                    left = [t - out.delay for t in out.dst_vcs[vc].ready]
-                    held = len(left)
-                    later = sum(1 for t in left if t > cycle)
-                else:  # at a NIC: a flit's credit comes back a fixed delay after it left
-                    held = 0
+                held = len(out.dst_vcs[vc].ready) if out.receiver is None else 0
+                if credits + len(returning) + held == out.depth and credits >= 0 and held <= out.depth:
+                    continue  # the usual case; else look closer (a batch may hold future credits)
+                if out.receiver is None:  # flits that leave here after this cycle do not count yet
+                    later = sum(1 for t in out.dst_vcs[vc].ready if t - out.delay > cycle)
+                else:
                     later = sum(1 for t in returning if t > cycle + out.eject_credit_delay)
-                usable = out.credits[vc] + sum(1 for t in returning if t <= cycle) + later
-                occupied = out.depth - usable
-                if out.credits[vc] + len(returning) + held != out.depth or usable < 0 or occupied > out.depth:
+                usable = credits + sum(1 for t in returning if t <= cycle) + later
+                if credits + len(returning) + held != out.depth or usable < 0 or usable > out.depth:
                     node = out.owner.node if out.receiver is not None else out.dst_router.node
                     raise InvariantError(f"{out.name} towards router {node} VC {vc} at cycle {cycle}: credits "
-                                         f"{out.credits[vc]} + returning {len(returning)} + flits {held} vs depth "
+                                         f"{credits} + returning {len(returning)} + flits {held} vs depth "
                                          f"{out.depth}, {usable} usable")
 
     def check_drained(self) -> None:

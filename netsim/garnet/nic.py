@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from netsim.garnet.clock import NEVER
+from netsim.garnet.crossbar import departures
 from netsim.garnet.packet import Message, Packet
 
 
@@ -67,37 +68,37 @@ class Injector:
             self.flit = 0
         nflits = packet.nflits
         out_vc = self.out_vc
+        whole = self.whole_packets  # cut-through: a VC whose credits for all of it are at least on the way
         if out_vc < 0:  # head flit: take a VC of the injection port
             nvcs = len(out.credits)
-            room = nflits if self.whole_packets else 1  # virtual cut-through: a VC with room for it
-            out_vc = out.select_vc(0, nvcs, cycle, room)
+            room = nflits if whole else 1
+            out_vc = out.select_vc(0, nvcs, cycle, room, whole)
             if out_vc < 0:
-                self._wait(out.free_cycle(0, nvcs, cycle, room))
+                out.wait(cycle)
+                self._wake(out.free_cycle(0, nvcs, cycle, room, NEVER, whole))
                 return
             out.claim(out_vc)
             self.out_vc = out_vc
-        if self.flit == 0 and self.batch:
-            credits = out.absorb(out_vc, cycle)
-            if credits >= nflits:
-                # Credits for every flit: they leave one per cycle whatever happens downstream, so
-                # send them all now and step again only when the tail has left.
-                packet.injected = cycle
-                out.send(packet, out_vc, range(cycle, cycle + nflits * out.cpf, out.cpf), True, True)
-                self.flit = nflits
-                self.tail_at = cycle + (nflits - 1) * out.cpf
-                if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
-                    self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
-                else:  # the message's sender is told when its last tail has left
-                    self.clock.wake(self, self.tail_at)
-                return
-            if self.whole_packets:  # packet fidelity: wait for room for the whole packet
-                self._wait(out.credit_cycle(out_vc, cycle, nflits))
-                return
+        if self.flit == 0 and (whole or self.batch and out.absorb(out_vc, cycle) >= nflits):
+            # Credits for every flit (held; in packet fidelity at least on their way): they leave one
+            # per cycle as their credits come back whatever happens downstream, so send them all now
+            # and step again only when the tail has left.
+            packet.injected = cycle
+            leaving = departures(None, cycle, nflits, out, out_vc)
+            out.send(packet, out_vc, leaving, True, True)
+            self.flit = nflits
+            self.tail_at = leaving[-1]
+            if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
+                self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
+            else:  # the message's sender is told when its last tail has left
+                self.clock.wake(self, self.tail_at)
+            return
         if out.busy_until > cycle:  # a slow injection link (single_router) is still busy
             self.clock.wake(self, out.busy_until)
             return
         if out.absorb(out_vc, cycle) <= 0:
-            self._wait(out.credit_cycle(out_vc, cycle))
+            out.wait(cycle)
+            self._wake(out.credit_cycle(out_vc, cycle))
             return
         self.flit += 1
         if self.flit == 1:
@@ -120,9 +121,9 @@ class Injector:
         if self.queue:
             self.clock.wake(self, cycle + 1)
 
-    def _wait(self, credit_at: int) -> None:
-        if credit_at != NEVER:
-            self.clock.wake(self, credit_at)
+    def _wake(self, cycle: int) -> None:
+        if cycle != NEVER:
+            self.clock.wake(self, cycle)
 
     def signature(self, c: int, name) -> tuple:
         """The port's state relative to cycle `c` (fast-forward; `name(packet)` names a packet)."""

@@ -31,7 +31,7 @@ class OutputUnit:
     """Serializes flits onto a link (one per `cpf` cycles) and keeps the downstream VC state."""
 
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "latency", "busy_until", "index",
-                 "receiver", "eject_credit_delay", "dst_router", "dst_port", "dst_vcs", "delay", "depth",
+                 "receiver", "eject_credit_delay", "credit_horizon", "dst_router", "dst_port", "dst_vcs", "delay", "depth",
                  "credits", "pending", "in_use", "tail_left", "release_on_sent", "next_vc", "waiting",
                  "stall_since", "stall", "flits", "bytes")
 
@@ -48,6 +48,7 @@ class OutputUnit:
         self.index = 0  # position among its owner's output units (set by Router.add_output)
         self.receiver = None  # the NIC receiver of an ejection unit (None: feeds a router)
         self.eject_credit_delay = 0  # ejection: cycles from a flit's departure to its credit being usable
+        self.credit_horizon = 1  # fewest cycles before a credit not yet sent back could be usable here
         self.dst_router = None
         self.dst_port = None
         self.dst_vcs: list = []
@@ -74,8 +75,10 @@ class OutputUnit:
         self.dst_vcs = port.vcs
         self.delay = delay
         self._make_vcs(len(port.vcs), port.depth)
+        self.credit_horizon = credit_delay
         port.upstream = self
         port.credit_delay = credit_delay
+        port.body_delay = delay
         port.head_delay = head_delay
         port.stage = stage
 
@@ -84,6 +87,7 @@ class OutputUnit:
         credits are usable `credit_delay` cycles after a flit leaves here."""
         self.receiver = receiver
         self.eject_credit_delay = credit_delay
+        self.credit_horizon = NEVER  # the NIC's credits are all known as soon as flits are sent
         self._make_vcs(vcs, depth)
 
     def _make_vcs(self, vcs: int, depth: int) -> None:
@@ -109,24 +113,40 @@ class OutputUnit:
             self.credits[vc] = credits
         return credits
 
+    def usable(self, vc: int, cycle: int) -> int:
+        """The credits of `vc` usable by `cycle` (a later cycle too: what is known now), without
+        counting them in."""
+        pending = self.pending[vc]
+        if pending and pending[0] <= cycle:
+            return self.credits[vc] + bisect_right(pending, cycle)
+        return self.credits[vc]
+
     def is_free(self, vc: int, cycle: int) -> bool:
-        """May a new packet take downstream `vc` at `cycle`? (see the module docstring)"""
+        """May a new packet take downstream `vc` at `cycle` (now, or later as far as known now)?
+        (see the module docstring)"""
         if self.in_use[vc] or self.tail_left[vc] >= cycle:
             return False
-        return self.release_on_sent or self.absorb(vc, cycle) == self.depth
+        return self.release_on_sent or self.usable(vc, cycle) == self.depth
 
-    def select_vc(self, lo: int, hi: int, cycle: int, room: int) -> int:
-        """A free VC in [lo, hi) with at least `room` credits for a new packet: the one with the
-        most credits, round robin among equals from the last one taken; -1 if there is none."""
+    def select_vc(self, lo: int, hi: int, cycle: int, room: int, on_the_way: bool = False) -> int:
+        """A free VC in [lo, hi) with at least `room` credits for a new packet at `cycle` (usable by
+        then, or with `on_the_way` at least already sent back): the one with the most, round robin
+        among equals from the last one taken; -1 if none."""
         best, best_credits = -1, room - 1
         span = hi - lo
         start = self.next_vc - lo if lo <= self.next_vc < hi else 0
+        in_use, tail_left, depth, on_sent = self.in_use, self.tail_left, self.depth, self.release_on_sent
         for k in range(span):
             vc = lo + (start + k) % span
-            if self.is_free(vc, cycle):
-                credits = self.absorb(vc, cycle)
-                if credits > best_credits:
-                    best, best_credits = vc, credits
+            if in_use[vc] or tail_left[vc] >= cycle:
+                continue
+            credits = self.usable(vc, cycle)
+            if not (on_sent or credits == depth):
+                continue
+            if on_the_way:
+                credits = self.credits[vc] + len(self.pending[vc])
+            if credits > best_credits:
+                best, best_credits = vc, credits
         return best
 
     def claim(self, vc: int) -> None:
@@ -134,37 +154,41 @@ class OutputUnit:
         self.in_use[vc] = True
         self.next_vc = vc + 1
 
-    def free_cycle(self, lo: int, hi: int, cycle: int, room: int) -> int:
-        """A packet waits for a VC in [lo, hi) with `room` credits: the first cycle one will be free
-        with them, as far as credits already on their way tell (NEVER if none: `waiting` then has
-        the owner woken by the next credit returned or VC released)."""
-        self._stalled(cycle)
+    def free_cycle(self, lo: int, hi: int, cycle: int, room: int, unknown: int = NEVER,
+                   on_the_way: bool = False) -> int:
+        """The first cycle a VC in [lo, hi) will be free with `room` credits (usable, or with
+        `on_the_way` sent back), as far as credits already on their way tell; where that depends on
+        what is not known yet (credits not sent back yet, a VC still held by a packet), `unknown`
+        (NEVER by default; a lower bound may pass the earliest such a thing could happen)."""
         earliest = NEVER
         for vc in range(lo, hi):
-            if self.in_use[vc]:
-                continue
             pending = self.pending[vc]
-            if self.release_on_sent:
+            if self.in_use[vc]:
+                at = unknown
+            elif self.release_on_sent:
                 at = self.tail_left[vc] + 1
                 index = room - self.credits[vc] - 1
-                if index >= 0:
-                    at = max(at, pending[index] if index < len(pending) else NEVER)
+                if index >= len(pending):
+                    at = unknown
+                elif index >= 0 and not on_the_way:
+                    at = max(at, pending[index])
             else:  # free once every credit is back
-                at = pending[-1] if pending and self.credits[vc] + len(pending) == self.depth else NEVER
+                at = pending[-1] if pending and self.credits[vc] + len(pending) == self.depth else unknown
             if at < earliest:
                 earliest = at
         return max(earliest, cycle + 1)
 
-    def credit_cycle(self, vc: int, cycle: int, count: int = 1) -> int:
-        """Flits wait for `count` credits of `vc` (more than are usable by `cycle`): the first cycle
-        they will be usable (NEVER if not all on their way yet). Held credits may be negative: a
-        batch of flits may take credits that are already on their way, each by its flit's cycle."""
-        self._stalled(cycle)
+    def credit_cycle(self, vc: int, cycle: int, count: int = 1, unknown: int = NEVER) -> int:
+        """The first cycle `count` credits of `vc` will be usable (more than are by `cycle`), as far
+        as credits on their way tell (else `unknown`). Held credits may be negative: a batch of
+        flits may take credits that are already on their way, each by its flit's cycle."""
         pending = self.pending[vc]
         index = count - self.credits[vc] - 1
-        return pending[index] if index < len(pending) else NEVER
+        return pending[index] if index < len(pending) else unknown
 
-    def _stalled(self, cycle: int) -> None:
+    def wait(self, cycle: int) -> None:
+        """The owner waits for a credit or a VC: it is woken when one comes back (and the cycles
+        count as a credit stall)."""
         self.waiting = True
         if self.stall_since < 0:
             self.stall_since = cycle

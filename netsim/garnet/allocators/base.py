@@ -67,37 +67,61 @@ class SwitchAllocator:
         return any(output(router, packet)[0] is out for packet in vc.packets)
 
     def earliest_bid(self, vc, cycle: int) -> int:
-        """A lower bound on the cycle `vc` (holding packets) may next win the switch."""
-        return vc.ready[0] if vc.ready else cycle + 1
+        """A lower bound on the cycle `vc` (holding packets) may next win the switch: its front
+        flit ready, its input port and output link free, and a credit (or, for a head, a free
+        downstream VC) usable, as far as known; what is not known yet (a flit or credit not sent
+        yet, a VC still held) cannot come sooner than the link and pipeline it must cross."""
+        port = vc.port
+        ready = vc.ready
+        at = ready[0] if ready else cycle + port.body_delay  # its next flit has not left upstream yet
+        if port.busy_until > at:
+            at = port.busy_until
+        out = vc.out
+        if out is None:
+            out, lo, hi = self.routing.output(self.router, vc.packets[0])
+        else:
+            lo, hi = vc.lo, vc.hi
+        if out.busy_until > at:
+            at = out.busy_until
+        unknown = cycle + out.credit_horizon
+        if vc.out_vc >= 0:
+            if out.absorb(vc.out_vc, cycle) <= 0:
+                at = max(at, out.credit_cycle(vc.out_vc, cycle, 1, unknown))
+        else:
+            room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
+            if out.select_vc(lo, hi, cycle, room, whole) < 0:
+                at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1, whole))
+        return at
 
-    def leaving(self, vc, out, cycle: int):
-        """The departures of the flits `vc` sends on its grant at `cycle`: the whole packet in packet
-        fidelity, else the batch of the module docstring (at least the granted flit)."""
+    def leaving(self, vc, out, first: int, now: int):
+        """The departures of the flits `vc` sends on its grant at cycle `first` (now, the cycle this
+        router is stepped, or soon after it): the whole packet in packet fidelity, else the batch of
+        the module docstring (at least the granted flit)."""
         packet = vc.packets[0]
         remaining = packet.nflits - vc.sent
         cpf = out.cpf
         if self.whole_packets:
-            return departures(vc, cycle, remaining, cpf)
+            return departures(vc.ready, first, remaining, out, vc.out_vc)
         if remaining == 1 or not self.batch:
-            return range(cycle, cycle + 1)
-        limit = cycle + self.horizon  # departures must come before any possible contender's bid
+            return range(first, first + 1)
+        limit = now + self.horizon  # departures must come before any possible contender's bid
         port = vc.port
         for other in self.router.occupied:
             if other is not vc and (other.port is port or self.wants(other, out)):
-                at = self.earliest_bid(other, cycle)
+                at = self.earliest_bid(other, now)
                 if at < limit:
                     limit = at
-                    if limit <= cycle + cpf:
-                        return range(cycle, cycle + 1)
+                    if limit <= first + cpf:
+                        return range(first, first + 1)
         ready = vc.ready
-        count = min(remaining, len(ready), (limit - cycle - 1) // cpf + 1)
+        count = min(remaining, len(ready), (limit - first - 1) // cpf + 1)
         out_vc = vc.out_vc
-        held = out.absorb(out_vc, cycle)
+        held = out.credits[out_vc]
         pending = out.pending[out_vc]
         k = 1
         while k < count:
-            at = cycle + k * cpf
+            at = first + k * cpf
             if ready[k] > at or held + bisect_right(pending, at) <= k:
                 break
             k += 1
-        return range(cycle, cycle + k * cpf, cpf)
+        return range(first, first + k * cpf, cpf)

@@ -92,11 +92,12 @@ class BookSimAllocator(SwitchAllocator):
                 room = vc.packets[0].nflits if self.whole_packets else 0
                 base = self.out_base[out.index]
                 free = [base + v for v in range(vc.lo, vc.hi) if out.is_free(v, cycle)
-                        and (not room or out.absorb(v, cycle) >= room)]
+                        and (not room or out.credits[v] + len(out.pending[v]) >= room)]
                 if free:
                     va_bids.append((vc, free))
                 else:
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, room)
+                    out.wait(cycle)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, True)
                     if at < wake_at:
                         wake_at = at
                 continue
@@ -106,9 +107,10 @@ class BookSimAllocator(SwitchAllocator):
                 if at < wake_at:
                     wake_at = at
                 continue
-            need = vc.packets[0].nflits if self.whole_packets else 1
-            if out.absorb(vc.out_vc, cycle) < need:
-                at = out.credit_cycle(vc.out_vc, cycle, need)
+            if not self.whole_packets and out.absorb(vc.out_vc, cycle) < 1:  # (VA took one with room
+                # for a whole packet in packet fidelity)
+                out.wait(cycle)
+                at = out.credit_cycle(vc.out_vc, cycle)
                 if at < wake_at:
                     wake_at = at
                 continue
@@ -192,7 +194,7 @@ class BookSimAllocator(SwitchAllocator):
             self.sa_grant[out.index] = (port.index + 1) % ports
             self.sa_accept[port.index] = (out.index + 1) % outs
             self.sa_vc[port.index] = (vc.index + 1) % len(port.vcs)
-            leaving = self.leaving(vc, out, cycle)
+            leaving = self.leaving(vc, out, cycle, cycle)
             traverse(self.router, vc, out, leaving)
             if port.occupied and leaving[-1] + 1 < wake_at:
                 wake_at = leaving[-1] + 1

@@ -33,6 +33,10 @@ class GarnetAllocator(SwitchAllocator):
     def allocate(self, cycle: int) -> int:
         """One cycle of switch allocation and traversal; returns when to step again (NEVER: only
         when woken)."""
+        occupied = self.router.occupied
+        if len(occupied) == 1:  # the usual case at low load: nothing to arbitrate
+            for vc in occupied:
+                return self._lone(vc, cycle)
         wake_at = NEVER
         picked = {}  # input port -> (its round-robin distance, VC, downstream VC or -1): SA-I so far
         next_vc = self.next_vc
@@ -61,15 +65,17 @@ class GarnetAllocator(SwitchAllocator):
                 continue
             out_vc = vc.out_vc
             if out_vc < 0:  # a head: needs a free downstream VC with room for it
-                room = vc.packets[0].nflits if self.whole_packets else 1
-                out_vc = out.select_vc(vc.lo, vc.hi, cycle, room)
+                room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
+                out_vc = out.select_vc(vc.lo, vc.hi, cycle, room, whole)
                 if out_vc < 0:
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, room)
+                    out.wait(cycle)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, whole)
                     if at < wake_at:
                         wake_at = at
                     continue
                 out_vc = -1 - out_vc  # chosen, not taken yet
             elif out.credits[out_vc] <= 0 and out.absorb(out_vc, cycle) <= 0:
+                out.wait(cycle)
                 at = out.credit_cycle(out_vc, cycle)
                 if at < wake_at:
                     wake_at = at
@@ -99,6 +105,33 @@ class GarnetAllocator(SwitchAllocator):
                 wake_at = at
         return wake_at
 
+    def _lone(self, vc, cycle: int) -> int:
+        """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
+        ready = vc.ready
+        if not ready:
+            return NEVER
+        port = vc.port
+        at = ready[0] if ready[0] > port.busy_until else port.busy_until
+        out = vc.out
+        if out is None:
+            out = self.route(vc)
+        if out.busy_until > at:
+            at = out.busy_until
+        if at > cycle:
+            return at
+        out_vc = vc.out_vc
+        if out_vc < 0:
+            room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
+            out_vc = out.select_vc(vc.lo, vc.hi, cycle, room, whole)
+            if out_vc < 0:
+                out.wait(cycle)
+                return out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, whole)
+            out_vc = -1 - out_vc
+        elif out.credits[out_vc] <= 0 and out.absorb(out_vc, cycle) <= 0:
+            out.wait(cycle)
+            return out.credit_cycle(out_vc, cycle)
+        return self._grant(vc, out, out_vc, cycle)
+
     def _grant(self, vc, out, out_vc: int, cycle: int) -> int:
         """`vc` wins `out` at `cycle` (a head with `out_vc` = -1 - the VC it chose): it crosses;
         returns when its input port may bid again (NEVER if it holds nothing more)."""
@@ -109,6 +142,6 @@ class GarnetAllocator(SwitchAllocator):
             out_vc = -1 - out_vc
             out.claim(out_vc)
             vc.grant(out_vc)
-        leaving = self.leaving(vc, out, cycle)
+        leaving = self.leaving(vc, out, cycle, cycle)
         traverse(self.router, vc, out, leaving)
         return leaving[-1] + 1 if port.occupied else NEVER
