@@ -227,6 +227,7 @@ class SynthRun:
             "flit_hops": net.flit_hops(),
             "events": net.events_so_far(),
             "wall_time_s": time.perf_counter() - self.started,
+            "warnings": list(net.warnings),
         }
 
 

@@ -20,9 +20,10 @@ its simpy event count, nor where a run's monitor samples link_timeseries: a jump
 
 How a repetition is found: when the "pilot" NIC port (the first to cut a packet since traffic last
 changed) cuts a packet, the end of that cycle is a probe point; the network's signature there is
-looked up among the earlier probes (built in full only when a cheap sketch of it repeats and the
-run has moved on by one component step per VC of the network since the last full one, and at
-most `MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
+looked up among the earlier probes (built in full only at probes with the same cheap sketch as the
+first sketch seen twice, so at one phase of a period that spans several probes, when the run has
+moved on by one component step per VC of the network since the last full one; at most
+`MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
 a message's last packet, a completion, a handed-off event) forgets the probes, so a matched period
 never contains a one-off side effect. It gives up (until traffic next changes) after
 `MAX_PROBES` probes without a repeat, so irregular traffic pays little for it.
@@ -60,6 +61,7 @@ class FastForward:
     def reset(self) -> None:
         """Traffic changed (or a skip was taken): forget every probe."""
         self.sketches: set[tuple] = set()
+        self.reference = None  # the first sketch seen twice: full signatures are taken only there
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
         self.pilot = None  # NIC injection port whose packet cuts mark probe points (None: the next to cut one)
         self.probe_due = False
@@ -92,6 +94,12 @@ class FastForward:
                   tuple(sorted((k - cycle, len(bucket)) for k, bucket in net.clock.buckets.items())))
         if sketch not in self.sketches:
             self.sketches.add(sketch)
+            return
+        # Full signatures at probes of one sketch only, so that they come at the same phase of a
+        # period that spans several probes (packets taking VCs in turn, say) and can match.
+        if self.reference is None:
+            self.reference = sketch
+        elif sketch != self.reference:
             return
         if net.clock.steps - self.snapshot_at < self.snapshot_every:
             return

@@ -111,7 +111,6 @@ class GarnetNetwork(Network):
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self.packets_in_network = 0
-        self.warnings: list[str] = []  # one line each: long starvation (deadlock.py)
         self._starved: set[int] = set()  # routers already warned about
         self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
