@@ -86,6 +86,11 @@ class SystemConfig:
                                   help="local memory bandwidth (GB/s); when set, a reduction costs 3*bytes/bw")
     boost_mode: int = setting(0, key="boost-mode", parse=lambda v: as_int(v, 0),
                               help="ASTRA-sim's boost mode; accepted for compatibility, must be 0")
+    collective_accounting: str = setting("astra-sim", key="collective-accounting",
+                                         parse=choice("astra-sim", "physical"),
+                                         help="astra-sim: charge collectives as ASTRA-sim 2.x does, also where that is "
+                                              "unphysical (README); physical: one NPU reduces one message at a time, "
+                                              "each what it received, and a tree never reduces on the way down")
     direct_collective_window: int = setting(0, key="direct-collective-window", parse=lambda v: as_int(v, 0),
                                             help="messages a direct algorithm keeps in flight (0 = all)")
     queues_per_dimension: int = setting(1, key="queues-per-dimension", parse=positive_int,

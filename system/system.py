@@ -12,7 +12,9 @@ from netsim.api import NetworkAPI
 from netsim.errors import ConfigError
 from netsim.topology import Topology
 from system.algorithms import ROOTED_ALGORITHM, PhaseContext, resolve
-from system.collectives import COLLECTIVES, DIMENSIONAL, Communicator, Phase, plan_phases, split_chunks
+from system.algorithms.context import LocalReduction
+from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, all_gather_order, plan_phases,
+                                astra_chunks, split_chunks)
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
@@ -33,7 +35,10 @@ class System:
         self.config = config
         self.sizes = topology.dim_sizes
         self.scheduler = scheduler
-        self.reduce_ns_per_byte = 3.0 / config.local_mem_bw if config.local_mem_bw else 0.0
+        self.astra_accounting = config.collective_accounting == "astra-sim"
+        self.reduction = LocalReduction(3.0 / config.local_mem_bw if config.local_mem_bw else 0.0,
+                                        serial=not self.astra_accounting)
+        self._trees: dict = defaultdict(int)  # per dimension: double-binary-tree phases planned (trees alternate)
         self.records: list[CollectiveRecord] = []
         self.functional = None  # a system.functional.Functional while verifying payloads
         self._seq: dict[int, int] = defaultdict(int)  # collectives issued per communicator id
@@ -101,43 +106,60 @@ class System:
         if kind == "barrier":
             chunk_sizes = [0]  # one data-less chunk
         else:
-            chunk_sizes = split_chunks(nbytes, self.config.preferred_dataset_splits) if nbytes > 0 else []
-        flat, baseline = self._shape(kind, comm)
+            chunk_sizes = self._chunks(kind, nbytes) if nbytes > 0 else []
+        flat, baseline, whole = self._shape(kind, comm)
+        optimization = "baseline" if baseline else self.config.collective_optimization
+        dims = all_gather_order(comm.dims) if kind == "all-gather" else comm.dims
         plans = []
         for index, size in enumerate(chunk_sizes):
-            order = dimension_order(self.config.inter_dimension_scheduling, comm.dims, index, self._load[comm_id],
+            order = dimension_order(self.config.inter_dimension_scheduling, dims, index, self._load[comm_id],
                                     self._bandwidth)
-            plan = plan_phases(kind, size, comm, flat, "baseline" if baseline else self.config.collective_optimization,
-                               order)
-            plans.append([(phase, self._algorithm(kind, phase, comm)) for phase in plan])
+            plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
+            plans.append([(phase, *self._algorithm(kind, phase, comm)) for phase in plan])
             for phase in plan:
                 if phase.dim is not None:
                     self._load[comm_id][phase.dim] = self._load[comm_id].get(phase.dim, 0) + phase.nbytes
-        payload = self.functional.collective(self, kind, nbytes, comm, chunk_sizes) if self.functional else None
+        payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
         issue = (self.env.now, seq)
         return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
 
     # ------------------------------------------------------------------ planning
+    def _chunks(self, kind: str, nbytes: int) -> list[int]:
+        """The collective's chunk sizes: ASTRA-sim's (equal chunks of nbytes // splits, rounded up in
+        number) under its accounting, else `preferred-dataset-splits` near-equal chunks."""
+        splits = self.config.preferred_dataset_splits
+        if self.astra_accounting:
+            return astra_chunks(nbytes, splits, 1 if kind == "all-gather" else self.topology.npus)
+        return split_chunks(nbytes, splits)
+
     def _names(self, kind: str, comm: Communicator) -> list[str]:
         names = self.config.algorithms(kind)
         return [names[0] if len(names) == 1 else names[d] for d in comm.dims] or [names[0]]
 
-    def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool]:
-        """(one flat phase?, all-reduce falls back to baseline because a dimension cannot reduce-scatter?).
+    def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool, frozenset]:
+        """(one flat phase?, all-reduce falls back to baseline?, dimensions that can only all-reduce).
 
-        localBWAware all-reduce reduce-scatters on the leading dimensions; when a dimension's
-        all-reduce algorithm cannot (double-binary-tree, halving-doubling on 6 NPUs) the
-        collective runs a full all-reduce per dimension instead.
+        localBWAware all-reduce reduce-scatters on the leading dimensions. A dimension whose
+        all-reduce algorithm never reduce-scatters (double-binary-tree) all-reduces the whole data
+        in that place and again in the all-gather's, as ASTRA-sim does; under the physical
+        accounting, and when an algorithm cannot reduce-scatter on its group size (halving-doubling
+        on 6 NPUs), the collective runs a full all-reduce per dimension instead.
         """
         if kind not in DIMENSIONAL:
-            return True, False
+            return True, False, frozenset()
         algorithms = [resolve(name)[0] for name in self._names(kind, comm)]
         flat = not comm.dims or any(a.flat for a in algorithms)
-        return flat, kind == "all-reduce" and any(not a.supports("reduce-scatter", size)
-                                                  for a, size in zip(algorithms, comm.sizes))
+        if kind != "all-reduce":
+            return flat, False, frozenset()
+        whole = frozenset(d for d, a in zip(comm.dims, algorithms)
+                          if self.astra_accounting and "reduce-scatter" not in a.ops)
+        baseline = any(not a.supports("reduce-scatter", size)
+                       for d, a, size in zip(comm.dims, algorithms, comm.sizes) if d not in whole)
+        return flat, baseline, whole
 
-    def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> str:
-        """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if not)."""
+    def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> tuple[str, int]:
+        """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if
+        not), and its variant (double-binary-tree: this NPU's count of tree phases on the dimension)."""
         if kind not in DIMENSIONAL:
             name = ROOTED_ALGORITHM[kind]
         else:
@@ -145,7 +167,11 @@ class System:
             name = names[0] if phase.dim is None or len(names) == 1 else names[phase.dim]
         size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
         resolve(name)[0].check(name, phase.op, size)
-        return name
+        variant = 0
+        if name == "double-binary-tree":
+            variant = self._trees[phase.dim]
+            self._trees[phase.dim] += 1
+        return name, variant
 
     # ------------------------------------------------------------------ execution
     def _run(self, record, plans, comm, tag, issue, priority, payload):
@@ -164,7 +190,7 @@ class System:
         return record
 
     def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload):
-        for step, (phase, name) in enumerate(plan):
+        for step, (phase, name, variant) in enumerate(plan):
             phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
             group = comm.members if phase.dim is None else tuple(self.topology.peers(self.npu, phase.dim))
@@ -177,12 +203,12 @@ class System:
             rank = group.index(self.npu)
             data = payload.phase(phase, group, rank) if payload is not None else None
             ctx = PhaseContext(self.endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
-                               self.reduce_ns_per_byte, self.config.direct_collective_window if window is None
-                               else window, index, data)
+                               self.reduction, self.astra_accounting,
+                               self.config.direct_collective_window if window is None else window, variant, data)
             yield from algorithm.run(ctx)
             if data is not None:
                 data.finish()
-            queue.release(key)
+            queue.release(self.npu, key)
             phase_record.finished_at = self.env.now
 
 
