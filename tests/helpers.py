@@ -27,8 +27,9 @@ def systems_for(network, **system_overrides):
 
 
 def netsim_command() -> list[str]:
-    """The `netsim` command as a user runs it: the installed script, else the CLI module."""
-    exe = shutil.which("netsim")
+    """The `netsim` command as a user runs it: the script installed beside this Python (not another
+    install's found first on PATH, which may run other code), else the CLI module."""
+    exe = shutil.which("netsim", path=str(Path(sys.executable).parent))
     return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
 
 

@@ -15,7 +15,7 @@ from netsim.runner import run_collective
 from system import load_system
 
 DATA = Path(__file__).parent / "data" / "astra-sim-2x"
-BACKENDS = {"congestion_unaware": "analytical"}
+BACKENDS = {"congestion_unaware": "analytical", "congestion_aware": "congestion-aware"}
 TOLERANCE = {"doubleBinaryTree": 0.02}
 
 
