@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from netsim.topology.base import coords_of
+from netsim.topology.base import coords_of, npu_of
 
 COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather",
                "scatter", "barrier")
@@ -33,11 +33,19 @@ DIMENSIONAL = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all")  # ph
 
 @dataclass(frozen=True)
 class Communicator:
-    """The NPUs a collective runs over, in rank order, and the dimensions they span (dim 0 fastest)."""
+    """The NPUs a collective runs over, in rank order, and the dimensions they span (dim 0 fastest).
+
+    Over topology dimensions, `dims` are those dimensions. An explicit NPU group has no dimensions
+    (one flat phase), unless it is given a shape: then `dims` are its own axes (axis 0 fastest in
+    rank order), each running the algorithm of topology dimension `algorithm_dims[axis]` -- as
+    ASTRA-sim v1 splits a dimension in two when a model-parallel group ends inside it.
+    """
 
     members: tuple
-    dims: tuple  # () for an explicit NPU group
-    sizes: tuple  # size of each of `dims` (an explicit group: (len(members),))
+    dims: tuple  # topology dimensions; a shaped group's axes; () for an unshaped group
+    sizes: tuple  # size of each of `dims` (an unshaped group: (len(members),))
+    algorithm_dims: tuple = ()  # per entry of `dims`, the topology dimension whose algorithm it runs
+    shaped: bool = False
 
     @classmethod
     def over_dims(cls, topology, npu: int, dims: Sequence[int]) -> "Communicator":
@@ -49,11 +57,32 @@ class Communicator:
             for d, c in zip(dims, coords_of(rank, sizes)):
                 base[d] = c
             members.append(topology.npu_at(base))
-        return cls(tuple(members), dims, sizes)
+        return cls(tuple(members), dims, sizes, dims)
 
     @classmethod
-    def of_group(cls, group: Sequence[int]) -> "Communicator":
-        return cls(tuple(group), (), (len(group),))
+    def of_group(cls, group: Sequence[int], shape: Sequence[int] | None = None,
+                 algorithm_dims: Sequence[int] | None = None) -> "Communicator":
+        if shape is None:
+            return cls(tuple(group), (), (len(group),))
+        return cls(tuple(group), tuple(range(len(shape))), tuple(shape), tuple(algorithm_dims), shaped=True)
+
+    def algorithm_dim(self, dim: int) -> int:
+        """The topology dimension whose algorithm the phases along `dim` run."""
+        return self.algorithm_dims[self.dims.index(dim)]
+
+    def size(self, dim: int) -> int:
+        return self.sizes[self.dims.index(dim)]
+
+    def peers(self, topology, npu: int, dim: int) -> tuple:
+        """The members that differ from `npu` only along `dim`, in rank order."""
+        if not self.shaped:
+            return tuple(topology.peers(npu, dim))
+        coords = list(coords_of(self.members.index(npu), self.sizes))
+        group = []
+        for c in range(self.sizes[dim]):
+            coords[dim] = c
+            group.append(self.members[npu_of(coords, self.sizes)])
+        return tuple(group)
 
 
 def _product(values) -> int:

@@ -23,6 +23,9 @@ A member's order among its queued phases is: explicit collective `priority` (low
 less-remaining-phases-first: the chunk closest to done first), then `scheduling-policy` on the
 collective's issue order (FIFO earliest first, LIFO latest first), then the order it queued them.
 Everything is deterministic.
+
+With `phase-barrier = "all"` (ASTRA-sim v1's stream synchronizer) a chunk leaves a phase, and
+frees its slot, only once every NPU of the collective has finished that phase (`barrier`).
 """
 
 from __future__ import annotations
@@ -104,6 +107,7 @@ class Scheduler:
         self.sign = 1 if config.scheduling_policy == "FIFO" else -1
         self._queues: dict[tuple, GroupQueue] = {}
         self._communicators: dict[tuple, int] = {}
+        self._barriers: dict[Hashable, list] = {}  # key -> [NPUs still to arrive, event]
 
     def communicator_id(self, members: tuple) -> int:
         """A small int naming a communicator, the same on every member."""
@@ -115,6 +119,17 @@ class Scheduler:
         if queue is None:
             queue = self._queues[key] = GroupQueue(group, self.config.active_chunks_per_dimension)
         return queue
+
+    def barrier(self, env: simpy.Environment, key: Hashable, size: int) -> simpy.Event:
+        """An event that fires once `size` NPUs have arrived at the barrier `key`."""
+        entry = self._barriers.get(key)
+        if entry is None:
+            entry = self._barriers[key] = [size, env.event()]
+        entry[0] -= 1
+        if entry[0] == 0:
+            del self._barriers[key]
+            entry[1].succeed()
+        return entry[1]
 
     def order(self, priority: float | None, issue: tuple, nbytes: int, remaining: int) -> tuple:
         """The sort key of a ready phase (see the module docstring)."""

@@ -3,6 +3,7 @@ each phase queued on its group's queue and run by the dimension's algorithm over
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Sequence
 
@@ -38,12 +39,12 @@ class System:
         self.astra_accounting = config.collective_accounting == "astra-sim"
         self.reduction = LocalReduction(3.0 / config.local_mem_bw if config.local_mem_bw else 0.0,
                                         serial=not self.astra_accounting)
+        self._over_dims: dict[tuple, Communicator] = {}  # communicators over topology dimensions, built once
         self._trees: dict = defaultdict(int)  # per dimension: double-binary-tree phases planned (trees alternate)
         self.records: list[CollectiveRecord] = []
         self.functional = None  # a system.functional.Functional while verifying payloads
         self._seq: dict[int, int] = defaultdict(int)  # collectives issued per communicator id
         self._load: dict[int, dict] = defaultdict(dict)  # per communicator: bytes planned per dim (themis)
-        self._bandwidth = {d: dim.bandwidth for d, dim in enumerate(topology.dims)}
 
     # ------------------------------------------------------------------ public collectives
     def all_reduce(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
@@ -83,11 +84,14 @@ class System:
         return self.collective("barrier", 0, dims, **options)
 
     def collective(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
-                   group: Sequence[int] | None = None, priority: float | None = None) -> simpy.Process:
+                   group: Sequence[int] | None = None, shape: Sequence[int] | None = None,
+                   algorithm_dims: Sequence[int] | None = None, priority: float | None = None) -> simpy.Process:
         """Start `kind` over `dims` (default: every dimension) or over the explicit NPU `group` (rank order).
 
-        nbytes is the per-NPU input (all-gather and gather: each NPU's shard). `priority`: lower
-        runs first in every queue, whatever the scheduling policy. The event's value is the record.
+        A `group` with a `shape` (sizes of its axes, axis 0 fastest in rank order) runs phase by axis,
+        each axis with the algorithm of topology dimension `algorithm_dims[axis]`; without, one flat
+        phase. nbytes is the per-NPU input (all-gather and gather: each NPU's shard). `priority`:
+        lower runs first in every queue, whatever the scheduling policy. The event's value is the record.
         """
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
@@ -95,9 +99,15 @@ class System:
             if self.npu not in group or len(set(group)) != len(group):
                 raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
                                   f"including this one")
-            comm = Communicator.of_group(group)
+            if shape is not None and math.prod(shape) != len(group):
+                raise ConfigError(f"NPU {self.npu}: collective group of {len(group)} NPUs cannot have the shape "
+                                  f"{tuple(shape)}")
+            comm = Communicator.of_group(group, shape, algorithm_dims)
         else:
-            comm = Communicator.over_dims(self.topology, self.npu, range(len(self.sizes)) if dims is None else dims)
+            dims = tuple(range(len(self.sizes)) if dims is None else dims)
+            comm = self._over_dims.get(dims)
+            if comm is None:
+                comm = self._over_dims[dims] = Communicator.over_dims(self.topology, self.npu, dims)
         comm_id = self.scheduler.communicator_id(comm.members)
         seq = self._seq[comm_id]
         self._seq[comm_id] += 1
@@ -110,10 +120,11 @@ class System:
         flat, baseline, whole = self._shape(kind, comm)
         optimization = "baseline" if baseline else self.config.collective_optimization
         dims = all_gather_order(comm.dims) if kind == "all-gather" else comm.dims
+        bandwidth = {d: self.topology.dims[comm.algorithm_dim(d)].bandwidth for d in comm.dims}
         plans = []
         for index, size in enumerate(chunk_sizes):
             order = dimension_order(self.config.inter_dimension_scheduling, dims, index, self._load[comm_id],
-                                    self._bandwidth)
+                                    bandwidth)
             plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
             plans.append([(phase, *self._algorithm(kind, phase, comm)) for phase in plan])
             for phase in plan:
@@ -134,7 +145,7 @@ class System:
 
     def _names(self, kind: str, comm: Communicator) -> list[str]:
         names = self.config.algorithms(kind)
-        return [names[0] if len(names) == 1 else names[d] for d in comm.dims] or [names[0]]
+        return [names[0] if len(names) == 1 else names[d] for d in comm.algorithm_dims] or [names[0]]
 
     def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool, frozenset]:
         """(one flat phase?, all-reduce falls back to baseline?, dimensions that can only all-reduce).
@@ -164,13 +175,14 @@ class System:
             name = ROOTED_ALGORITHM[kind]
         else:
             names = self.config.algorithms(kind)
-            name = names[0] if phase.dim is None or len(names) == 1 else names[phase.dim]
-        size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
+            name = names[0] if phase.dim is None or len(names) == 1 else names[comm.algorithm_dim(phase.dim)]
+        size = len(comm.members) if phase.dim is None else comm.size(phase.dim)
         resolve(name)[0].check(name, phase.op, size)
         variant = 0
         if name == "double-binary-tree":
-            variant = self._trees[phase.dim]
-            self._trees[phase.dim] += 1
+            axis = (comm.shaped, phase.dim)  # a shaped group's axes have trees of their own
+            variant = self._trees[axis]
+            self._trees[axis] += 1
         return name, variant
 
     # ------------------------------------------------------------------ execution
@@ -193,7 +205,7 @@ class System:
         for step, (phase, name, variant) in enumerate(plan):
             phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
-            group = comm.members if phase.dim is None else tuple(self.topology.peers(self.npu, phase.dim))
+            group = comm.members if phase.dim is None else comm.peers(self.topology, self.npu, phase.dim)
             queue = self.scheduler.queue(group, index)
             key = (chunk_tag, step)
             yield queue.request(self.env, self.npu, key,
@@ -208,6 +220,8 @@ class System:
             yield from algorithm.run(ctx)
             if data is not None:
                 data.finish()
+            if self.config.phase_barrier == "all":  # ASTRA-sim v1: the chunk moves on once every NPU has finished
+                yield self.scheduler.barrier(self.env, key, len(comm.members))
             queue.release(self.npu, key)
             phase_record.finished_at = self.env.now
 
