@@ -143,8 +143,12 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
     return table, Source(str(path), text)
 
 
-# ASTRA-sim keys that netsim reads but that change nothing it models.
-IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf"}
+# ASTRA-sim keys that netsim reads but that change nothing it models: roofline inputs (compute times
+# come from the workload), traces and logs, and the LogGP shared-bus parameters, which both ASTRA-sim
+# versions use only with model-shared-bus on (refused below).
+IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf", "trace-enabled", "replay-only", "track-local-mem",
+                      "local-mem-trace-filename", "seprate-log", "gap-denominator", "local-reduction-delay",
+                      "L", "o", "g", "G", "model-shared-bus"}
 
 
 # netsim keys that an ASTRA-sim file may carry but ASTRA-sim does not apply: v1 stops on them, 2.x ignores them.
@@ -154,6 +158,8 @@ NETSIM_ONLY_KEYS = {"direct-collective-window": "set a window with the algorithm
 def parse_system_table(table: dict, source: Source, default_name: str, astra_file: bool = False) -> SystemConfig:
     """Validate a system table; in an ASTRA-sim file (`astra_file`) netsim-only keys are ignored with a
     one-line warning, as ASTRA-sim would not apply them."""
+    if table.get("model-shared-bus", 0) not in (0, "0", False):
+        raise source.error("model-shared-bus", "ASTRA-sim's shared-bus (LogGP) memory model is not modelled; set it to 0")
     table = {k: v for k, v in table.items() if k not in IGNORED_ASTRA_KEYS}
     for key, hint in NETSIM_ONLY_KEYS.items():
         if astra_file and key in table and key not in source.overridden:
