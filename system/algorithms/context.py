@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Hashable
 
 import simpy
@@ -74,7 +75,7 @@ class PhaseContext:
     def env(self) -> simpy.Environment:
         return self.endpoint.env
 
-    @property
+    @cached_property
     def unit(self) -> int:
         """Wire bytes of one part."""
         return self.nbytes if self.op in GATHERING_OPS else split_bytes(self.nbytes, self.size)
