@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.table import Table
 from netsim import report
 from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
                            settings_of, toml_key)
-from netsim.errors import ConfigError, NetsimError
+from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
@@ -548,7 +549,14 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     return parser
 
 
+def print_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line on stderr (netsim's own without the source location they were raised at)."""
+    text = str(message) if issubclass(category, NetsimWarning) else f"{category.__name__}: {message}"
+    print(f"netsim: warning: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.showwarning = print_warning
     args = build_parser().parse_args(argv)
     console = Console(stderr=args.json, quiet=args.quiet)
     try:

@@ -29,10 +29,9 @@ def systems_for(network, **system_overrides):
 
 
 def netsim_command() -> list[str]:
-    """The `netsim` command as a user runs it: the script installed beside this Python (a venv's,
-    even when the venv is not on PATH), else the one on PATH, else the CLI module."""
-    beside = Path(sys.executable).parent / "netsim"
-    exe = str(beside) if beside.is_file() else shutil.which("netsim")
+    """The `netsim` command as a user runs it: the script installed beside this Python (not another
+    install's found first on PATH, which may run other code), else the CLI module."""
+    exe = shutil.which("netsim", path=str(Path(sys.executable).parent))
     return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
 
 

@@ -79,3 +79,13 @@ def test_synth_reports_loads_and_latency(tmp_path):
     assert 0.05 < s["accepted_load"] < 0.15  # below saturation the network accepts what is offered
     missing = netsim("synth", "--pattern", "uniform", cwd=tmp_path)
     assert missing.returncode == 2 and "--rate" in missing.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "--workload", "microAllToAll"],
+                                     ["collective", "all-to-all", "--size", "1MiB"]])
+def test_congestion_aware_backend_from_the_command_line(tmp_path, command):
+    result = netsim(*command, "--network", "torus-2x4x4", "--backend", "congestion-aware", "--json",
+                    "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "congestion-aware"
+    assert pd.read_csv(tmp_path / "o" / "links.csv")["utilization"].max() <= 1 + 1e-9
