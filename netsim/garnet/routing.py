@@ -3,9 +3,9 @@ hop (its VCs' deadlock-avoidance rule), and answers a router's route computation
 
 `Topology.route()` gives the minimal path of every topology kind (dimension order on tori, meshes
 and hierarchical graphs, through the switch, up/down on fat-trees). On an even ring the antipode
-is as near either way: the unit breaks that tie at random per message (seeded; for synthetic
-traffic a message is one packet, as BookSim breaks it per packet), so a message's packets stay in
-order on one path, as ECMP does per flow.
+is as near either way: the tie is broken per message by the network's rule (`Topology.tie_breaker`:
+at random from the seed by default; for synthetic traffic a message is one packet, as BookSim
+breaks it per packet), so a message's packets stay in order on one path, as ECMP does per flow.
 
 Rings need a dateline to be deadlock-free: the VCs of a ring port split into class 0 (the lower
 half) and class 1 (the upper half), and a packet moves from class 0 to class 1 as it crosses the
@@ -21,8 +21,6 @@ know the rule; an adaptive unit would choose per hop from the router's output un
 """
 
 from __future__ import annotations
-
-import random
 
 from netsim.errors import ConfigError
 from netsim.topology import Topology
@@ -45,8 +43,7 @@ class DimensionOrder:
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         self.topology = topology
-        self.rng = random.Random(seed)
-        self.dims = len(topology.dims)
+        self.ties = topology.tie_breaker(seed).ties  # the tie bits of a new message's route
         self.rings = self._ring_links(topology, dateline)
 
     @staticmethod
@@ -77,11 +74,6 @@ class DimensionOrder:
             size = topology.dims[dim].size
             info.append((dim, {topology.coords(u)[dim], topology.coords(v)[dim]} == {0, size - 1}))
         return info
-
-    def ties(self, src: int, dst: int) -> int:
-        """The tie bits of a new message's route (`Topology.route`), drawn where it has ties."""
-        tied = self.topology.tie_dims(src, dst)
-        return tied & self.rng.getrandbits(self.dims) if tied else 0
 
     def hop_classes(self, link_ids) -> list[int]:
         """The VC class (ANY, LOW or HIGH) of each hop of a route given by its link ids."""

@@ -7,14 +7,17 @@ and an integer `id`. The dimension structure (which NPUs are peers along each di
 what the system layer builds its collectives on; `route()` gives the minimal path a message
 takes, which the analytical backend costs and the packet backend follows.
 
-On an even ring the antipode is as near one way round as the other. Such a tie is broken by the
-caller, per message: `tie_dims()` says in which dimensions a route has one, and `route(..., ties)`
-takes the negative way in the dimensions whose bit is set (the backends draw the bits from their
-seeded generator, so + and - links carry equal shares of, say, uniform or all-to-all traffic).
+On an even ring the antipode is as near one way round as the other. Such a tie is broken per
+message: `tie_dims()` says in which dimensions a route has one, `route(..., ties)` takes the
+negative way in the dimensions whose bit is set, and every backend draws the bits from a
+`RouteTies` of the network's rule (`route_ties`): at random from its seed, so + and - links carry
+equal shares of, say, uniform or all-to-all traffic, or always the positive way (ASTRA-sim's rule,
+set for its network files).
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from functools import reduce
 from typing import Callable, Sequence
@@ -66,6 +69,7 @@ class Topology:
         # NPUs attach to their first switch directly, without a router of their own (a single
         # k-port router with its terminals, as BookSim's); else every NPU is also a router.
         self.direct_terminals = direct_terminals
+        self.route_ties = "random"  # the rule a RouteTies of this topology follows (`tie_rule`)
         # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
         self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
                            if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
@@ -121,6 +125,14 @@ class Topology:
             path = tuple(self._router(self, src, dst, ties))
             self._routes[key] = path
         return path
+
+    def tie_rule(self, rule: str) -> None:
+        """Break antipode ties at random per message ("random") or always the positive way ("positive")."""
+        self.route_ties = rule
+
+    def tie_breaker(self, seed: int) -> "RouteTies":
+        """A backend's source of tie bits for its messages' routes (see the module docstring)."""
+        return RouteTies(self, seed)
 
     def tie_dims(self, src: int, dst: int) -> int:
         """Bit mask of the ring dimensions in which `dst` is `src`'s antipode: both ways round are
@@ -180,6 +192,23 @@ def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: 
     """Add the two directed links of a bidirectional connection."""
     graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim)
     graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim)
+
+
+class RouteTies:
+    """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule."""
+
+    __slots__ = ("topology", "dims", "rng")
+
+    def __init__(self, topology: Topology, seed: int):
+        self.topology = topology
+        self.dims = len(topology.dims)
+        self.rng = random.Random(seed) if topology.route_ties == "random" else None
+
+    def ties(self, src: int, dst: int) -> int:
+        if self.rng is None:
+            return 0
+        tied = self.topology.tie_dims(src, dst)
+        return tied & self.rng.getrandbits(self.dims) if tied else 0
 
 
 def _stride(sizes: Sequence[int], dim: int) -> int:
