@@ -76,3 +76,35 @@ def test_every_astra_network_sample_loads(shared_inputs):
             continue
         topology = load_network(path).build_topology()
         assert topology.npus >= 4
+
+
+@pytest.mark.parametrize("backend", ["analytical", "congestion-aware", "garnet"])
+def test_route_ties_are_broken_alike_on_every_backend(backend):
+    """An all-to-all on a 4x4 torus has antipode ties (2 hops either way): every backend breaks
+    them at random per message from the seed, so + and - links carry about the same bytes; with
+    ASTRA-sim's rule (`route_ties = "positive"`, set for its files) they all go the + way."""
+    from netsim.backends import create_network
+
+    def plus_minus(rule: str) -> tuple[int, int]:
+        config = load_network("torus-4x4", overrides=[(["route_ties"], rule)])
+        net = create_network(backend, config.build_topology(), config=config, seed=3)
+        topo = net.topology
+        for src in range(16):
+            for dst in range(16):
+                if src != dst:
+                    net.endpoint(src).send(dst, 4096, "a2a")
+                    net.endpoint(dst).recv(src, 4096, "a2a")
+        net.run()
+        plus = minus = 0
+        for row in net.link_stats().itertuples():
+            a, b = topo.coords(row.src)[row.dim], topo.coords(row.dst)[row.dim]
+            if (b - a) % 4 == 1:
+                plus += row.bytes
+            else:
+                minus += row.bytes
+        return plus, minus
+
+    plus, minus = plus_minus("random")
+    assert abs(plus - minus) <= 0.15 * minus
+    plus, minus = plus_minus("positive")
+    assert plus == 3 * minus  # per dimension: a 1-hop route each way, and the 2-hop tie both + hops
