@@ -77,7 +77,7 @@ class InputUnit:
     or NIC), to which it returns one credit per flit that leaves."""
 
     __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_delay", "busy_until", "link_id",
-                 "index", "occupied", "head_delay", "body_delay", "stage")
+                 "index", "occupied", "head_delay", "body_delay", "stage", "slots")
 
     def __init__(self, router, name: str, vcs: int, depth: int, link_id: int):
         self.router = router
@@ -94,6 +94,12 @@ class InputUnit:
         self.link_id = link_id
         self.index = 0  # position among its router's input ports (set by Router.add_input)
         self.occupied = 0  # VCs holding a packet
+        self.slots = None  # packet fidelity: the cycles its packets in flight take the crossbar input
+
+    def next_free(self, cycle: int) -> int:
+        """The first cycle at or after `cycle` this port may send a flit through the crossbar."""
+        at = self.busy_until if self.busy_until > cycle else cycle
+        return at if self.slots is None else self.slots.next_free(at)
 
     @property
     def residency(self) -> int:
@@ -129,7 +135,7 @@ class InputUnit:
             vc.residency += sum(departures) - waited + count * self.stage
             last = departures[-1]
         self.upstream.credits_back(vc.index, departures, self.credit_delay)
-        if last >= self.busy_until:
+        if self.slots is None and last >= self.busy_until:  # (packets sharing the input take `slots`)
             self.busy_until = last + 1
         sent = vc.sent + count
         packet = vc.packets[0]
@@ -148,10 +154,13 @@ class InputUnit:
 
     def signature(self, c: int, name) -> tuple:
         """The port's state relative to cycle `c` (fast-forward)."""
-        return (max(self.busy_until - c, 0), tuple(vc.signature(c, name) for vc in self.vcs))
+        return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c),
+                tuple(vc.signature(c, name) for vc in self.vcs))
 
     def shift(self, span: int) -> None:
         self.busy_until += span
+        if self.slots is not None:
+            self.slots.shift(span)
         for vc in self.vcs:
             vc.shift(span)
 

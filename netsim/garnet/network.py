@@ -48,6 +48,7 @@ from netsim.garnet import deadlock
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.config import GarnetConfig
+from netsim.garnet.crossbar import Slots
 from netsim.garnet.fastforward import FastForward
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector, Receiver
@@ -168,6 +169,11 @@ class GarnetNetwork(Network):
                 label = f"-from-{topo.links[links[0]].src}" if per_link else ""
                 self._add_ejection_port(router, links, f"to-nic{label}", npu, 1, 1)
         for router in self.routers:
+            if params.whole_packets:  # packets granted whole share crossbar inputs and links (crossbar.py)
+                for port in router.inputs:
+                    port.slots = Slots(1)
+                for out in router.outputs:
+                    out.slots = Slots(out.cpf)
             options = {"router_latency": self.config.router_latency} if self.model.name == "booksim" else {}
             router.allocator = self.model(router, self.routing, params.whole_packets, batch, **options)
 

@@ -33,7 +33,7 @@ class OutputUnit:
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "latency", "busy_until", "index",
                  "receiver", "eject_credit_delay", "credit_horizon", "dst_router", "dst_port", "dst_vcs", "delay", "depth",
                  "credits", "pending", "in_use", "tail_left", "release_on_sent", "next_vc", "waiting",
-                 "stall_since", "stall", "flits", "bytes")
+                 "stall_since", "stall", "flits", "bytes", "slots")
 
     def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
                  release_on_sent: bool):
@@ -65,6 +65,12 @@ class OutputUnit:
         self.stall = 0  # cycles flits waited for credits or a VC
         self.flits = 0
         self.bytes = 0
+        self.slots = None  # packet fidelity on a router's link: the cycles its packets in flight take
+
+    def next_free(self, cycle: int) -> int:
+        """The first cycle at or after `cycle` the link may take a new flit."""
+        at = self.busy_until if self.busy_until > cycle else cycle
+        return at if self.slots is None else self.slots.next_free(at)
 
     def connect(self, port, delay: int, credit_delay: int, head_delay: int, stage: int) -> None:
         """Point this unit at input unit `port` of a router: a flit leaving here at cycle d is ready
@@ -207,7 +213,8 @@ class OutputUnit:
         downstream `vc`, whose credits the caller has checked."""
         count = len(departures)
         first, last = departures[0], departures[-1]
-        self.busy_until = last + self.cpf
+        if self.slots is None:  # (packets sharing the link take their own `slots`)
+            self.busy_until = last + self.cpf
         self.flits += count
         if head:
             self.bytes += packet.nbytes
@@ -241,12 +248,15 @@ class OutputUnit:
             arrived = bisect_right(pending, c) if pending else 0
             credits.append(held + arrived)
             on_the_way.append(tuple([t - c for t in pending[arrived:]]) if arrived < len(pending) else ())
-        return (max(self.busy_until - c, 0), tuple(credits), tuple(on_the_way), tuple(self.in_use),
+        return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
+                tuple(on_the_way), tuple(self.in_use),
                 tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
                 self.stall_since - c if self.stall_since >= 0 else None)
 
     def shift(self, span: int) -> None:
         self.busy_until += span
+        if self.slots is not None:
+            self.slots.shift(span)
         for pending in self.pending:
             if pending:
                 pending[:] = [t + span for t in pending]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from netsim.garnet.clock import NEVER
-from netsim.garnet.crossbar import departures
+from netsim.garnet.crossbar import shared_departures
 
 
 class SwitchAllocator:
@@ -73,16 +73,13 @@ class SwitchAllocator:
         yet, a VC still held) cannot come sooner than the link and pipeline it must cross."""
         port = vc.port
         ready = vc.ready
-        at = ready[0] if ready else cycle + port.body_delay  # its next flit has not left upstream yet
-        if port.busy_until > at:
-            at = port.busy_until
+        at = port.next_free(ready[0] if ready else cycle + port.body_delay)  # (else its next flit is upstream)
         out = vc.out
         if out is None:
             out, lo, hi = self.routing.output(self.router, vc.packets[0])
         else:
             lo, hi = vc.lo, vc.hi
-        if out.busy_until > at:
-            at = out.busy_until
+        at = out.next_free(at)
         unknown = cycle + out.credit_horizon
         if vc.out_vc >= 0:
             if out.absorb(vc.out_vc, cycle) <= 0:
@@ -93,15 +90,20 @@ class SwitchAllocator:
                 at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1, whole))
         return at
 
-    def leaving(self, vc, out, first: int, now: int):
+    def leaving(self, vc, out, first: int, now: int, share: int = 1):
         """The departures of the flits `vc` sends on its grant at cycle `first` (now, the cycle this
-        router is stepped, or soon after it): the whole packet in packet fidelity, else the batch of
-        the module docstring (at least the granted flit)."""
+        router is stepped, or soon after it): in packet fidelity the whole packet, sharing its input
+        and output with `share` packets in all (crossbar.py); else the batch of the module docstring
+        (at least the granted flit)."""
         packet = vc.packets[0]
         remaining = packet.nflits - vc.sent
         cpf = out.cpf
         if self.whole_packets:
-            return departures(vc.ready, first, remaining, out, vc.out_vc)
+            port = vc.port
+            cycles = shared_departures(vc.ready, first, remaining, out, vc.out_vc, port, share)
+            out.slots.take(cycles)
+            port.slots.take(cycles)
+            return cycles
         if remaining == 1 or not self.batch:
             return range(first, first + 1)
         limit = now + self.horizon  # departures must come before any possible contender's bid

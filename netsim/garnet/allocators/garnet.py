@@ -39,33 +39,35 @@ class GarnetAllocator(SwitchAllocator):
                 return self._lone(vc, cycle)
         wake_at = NEVER
         picked = {}  # input port -> (its round-robin distance, VC, downstream VC or -1): SA-I so far
-        next_vc = self.next_vc
-        for vc in self.router.occupied:
+        contenders = {}  # packet fidelity: input port -> the outputs its VCs that may bid want
+        next_vc, whole = self.next_vc, self.whole_packets
+        for vc in occupied:
             port = vc.port
             ready = vc.ready
             if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
             at = ready[0]
-            if at < port.busy_until:  # a packet is crossing (packet fidelity) or a batch leaving
-                at = port.busy_until
+            if at <= cycle:
+                at = port.next_free(cycle)  # a batch (or packets in packet fidelity) may be crossing
             if at > cycle:
                 if at < wake_at:
                     wake_at = at
                 continue
             distance = (vc.index - next_vc[port.index]) % len(port.vcs)
             best = picked.get(port)
-            if best is not None and best[0] < distance:  # a VC first in turn already bids here
+            if best is not None and best[0] < distance and not whole:  # a VC first in turn bids here
                 continue
             out = vc.out
             if out is None:
                 out = self.route(vc)
-            if out.busy_until > cycle:
-                if out.busy_until < wake_at:
-                    wake_at = out.busy_until
+            at = out.next_free(cycle)
+            if at > cycle:
+                if at < wake_at:
+                    wake_at = at
                 continue
             out_vc = vc.out_vc
             if out_vc < 0:  # a head: needs a free downstream VC with room for it
-                room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
+                room = vc.packets[0].nflits if whole else 1
                 out_vc = out.select_vc(vc.lo, vc.hi, cycle, room, whole)
                 if out_vc < 0:
                     out.wait(cycle)
@@ -80,6 +82,10 @@ class GarnetAllocator(SwitchAllocator):
                 if at < wake_at:
                     wake_at = at
                 continue
+            if whole:
+                contenders.setdefault(port, []).append(out)
+                if best is not None and best[0] < distance:
+                    continue
             if best is not None:
                 wake_at = cycle + 1  # the VC it displaces bids again next cycle
             picked[port] = (distance, vc, out_vc)
@@ -87,23 +93,30 @@ class GarnetAllocator(SwitchAllocator):
             return wake_at
         if len(picked) == 1:
             for port, (_, vc, out_vc) in picked.items():
-                at = self._grant(vc, vc.out, out_vc, cycle)
+                at = self._grant(vc, vc.out, out_vc, cycle, self._waiting(contenders, port, {vc.out}), 1)
                 return at if at < wake_at else wake_at
-        bids = {}  # output unit -> (its round-robin distance, VC, downstream VC): SA-II so far
+        bids = {}  # output unit -> (its round-robin distance, VC, downstream VC, bidders): SA-II so far
         next_port, ports = self.next_port, self.ports
         for port, (_, vc, out_vc) in picked.items():
             out = vc.out
             distance = (port.index - next_port[out.index]) % ports
             best = bids.get(out)
-            if best is None or distance < best[0]:
-                bids[out] = (distance, vc, out_vc)
-            if best is not None:
-                wake_at = cycle + 1  # the port that lost bids again next cycle
-        for out, (_, vc, out_vc) in bids.items():
-            at = self._grant(vc, out, out_vc, cycle)
+            if best is None:
+                bids[out] = (distance, vc, out_vc, 1)
+            else:
+                wake_at = cycle + 1  # the port that loses bids again next cycle
+                bids[out] = (distance, vc, out_vc, best[3] + 1) if distance < best[0] else (*best[:3], best[3] + 1)
+        for out, (_, vc, out_vc, bidders) in bids.items():
+            at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids), bidders)
             if at < wake_at:
                 wake_at = at
         return wake_at
+
+    @staticmethod
+    def _waiting(contenders: dict, port, bid) -> int:
+        """Packet fidelity: the VCs at `port` that bid next cycle and win (those wanting an output
+        nobody has bid for now, `bid`), this cycle's winner included."""
+        return 1 + sum(1 for out in contenders.get(port, ()) if out not in bid)
 
     def _lone(self, vc, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
@@ -111,12 +124,10 @@ class GarnetAllocator(SwitchAllocator):
         if not ready:
             return NEVER
         port = vc.port
-        at = ready[0] if ready[0] > port.busy_until else port.busy_until
         out = vc.out
         if out is None:
             out = self.route(vc)
-        if out.busy_until > at:
-            at = out.busy_until
+        at = out.next_free(port.next_free(ready[0]))
         if at > cycle:
             return at
         out_vc = vc.out_vc
@@ -130,11 +141,13 @@ class GarnetAllocator(SwitchAllocator):
         elif out.credits[out_vc] <= 0 and out.absorb(out_vc, cycle) <= 0:
             out.wait(cycle)
             return out.credit_cycle(out_vc, cycle)
-        return self._grant(vc, out, out_vc, cycle)
+        return self._grant(vc, out, out_vc, cycle, 1, 1)
 
-    def _grant(self, vc, out, out_vc: int, cycle: int) -> int:
+    def _grant(self, vc, out, out_vc: int, cycle: int, at_port: int, at_output: int) -> int:
         """`vc` wins `out` at `cycle` (a head with `out_vc` = -1 - the VC it chose): it crosses;
-        returns when its input port may bid again (NEVER if it holds nothing more)."""
+        returns when its input port may bid again (NEVER if it holds nothing more). `at_port` and
+        `at_output`: VCs that could bid at its input port, ports that bid for its output now (a
+        whole packet leaves room for those that lose now, beside the packets already crossing)."""
         port = vc.port
         self.next_vc[port.index] = (vc.index + 1) % len(port.vcs)
         self.next_port[out.index] = (port.index + 1) % self.ports
@@ -142,6 +155,6 @@ class GarnetAllocator(SwitchAllocator):
             out_vc = -1 - out_vc
             out.claim(out_vc)
             vc.grant(out_vc)
-        leaving = self.leaving(vc, out, cycle, cycle)
+        leaving = self.leaving(vc, out, cycle, cycle, max(at_port, at_output))
         traverse(self.router, vc, out, leaving)
-        return leaving[-1] + 1 if port.occupied else NEVER
+        return port.next_free(cycle + 1) if port.occupied else NEVER
