@@ -102,8 +102,8 @@ class BookSimAllocator(SwitchAllocator):
                         wake_at = at
                 continue
             port = vc.port  # SA
-            if port.busy_until > cycle or out.busy_until > cycle:
-                at = max(port.busy_until, out.busy_until)
+            at = out.next_free(port.next_free(cycle))
+            if at > cycle:
                 if at < wake_at:
                     wake_at = at
                 continue
@@ -194,10 +194,13 @@ class BookSimAllocator(SwitchAllocator):
             self.sa_grant[out.index] = (port.index + 1) % ports
             self.sa_accept[port.index] = (out.index + 1) % outs
             self.sa_vc[port.index] = (vc.index + 1) % len(port.vcs)
-            leaving = self.leaving(vc, out, cycle, cycle)
+            # packet fidelity: room left for the ports that bid for this output now, and for this
+            # port's bids for outputs nobody else asked for (both win in the next cycles)
+            share = max(len(askers[out]), 1 + sum(1 for other in by_out if other is not out and len(askers[other]) == 1))
+            leaving = self.leaving(vc, out, cycle, cycle, share)
             traverse(self.router, vc, out, leaving)
-            if port.occupied and leaving[-1] + 1 < wake_at:
-                wake_at = leaving[-1] + 1
+            if port.occupied:
+                wake_at = min(wake_at, port.next_free(cycle + 1))
         return wake_at
 
     def earliest_bid(self, vc, cycle: int) -> int:
