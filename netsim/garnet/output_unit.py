@@ -147,7 +147,9 @@ class OutputUnit:
             if in_use[vc] or tail_left[vc] >= cycle:
                 continue
             credits = self.usable(vc, cycle)
-            if not (on_sent or credits == depth):
+            if not on_sent:  # tail-credit release: a free VC has all its credits, the first one will do
+                if credits == depth:
+                    return vc if credits >= room else -1
                 continue
             if on_the_way:
                 credits = self.credits[vc] + len(self.pending[vc])
