@@ -174,8 +174,12 @@ class GarnetNetwork(Network):
                     port.slots = Slots(1)
                 for out in router.outputs:
                     out.slots = Slots(out.cpf)
+                    out.lookahead = out.credit_horizon - 1  # (NEVER at a NIC: its credits are all known)
             options = {"router_latency": self.config.router_latency} if self.model.name == "booksim" else {}
             router.allocator = self.model(router, self.routing, params.whole_packets, batch, **options)
+        if params.whole_packets:
+            for injector in self.injectors:
+                injector.out.lookahead = injector.out.credit_horizon - 1
 
     def _connect(self, out: OutputUnit, port: InputUnit, router: Router, sa_stage: int) -> None:
         """Wire output unit `out` (of a router, `sa_stage` 1, or a NIC, 0) to input unit `port` of
@@ -395,8 +399,9 @@ class GarnetNetwork(Network):
                 held = len(out.dst_vcs[vc].ready) if out.receiver is None else 0
                 if credits + len(returning) + held == out.depth and credits >= 0 and held <= out.depth:
                     continue  # the usual case; else look closer (a batch may hold future credits)
-                if out.receiver is None:  # flits that leave here after this cycle do not count yet
-                    later = sum(1 for t in out.dst_vcs[vc].ready if t - out.delay > cycle)
+                if out.receiver is None:  # flits that leave here after this cycle (perhaps already
+                    # passed on downstream in packet fidelity) do not count yet
+                    later = sum(1 for t in out.last_sent[vc] if t > cycle)
                 else:
                     later = sum(1 for t in returning if t > cycle + out.eject_credit_delay)
                 usable = credits + sum(1 for t in returning if t <= cycle) + later

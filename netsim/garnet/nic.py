@@ -68,18 +68,18 @@ class Injector:
             self.flit = 0
         nflits = packet.nflits
         out_vc = self.out_vc
-        whole = self.whole_packets  # cut-through: a VC whose credits for all of it are at least on the way
+        whole = self.whole_packets  # cut-through: a VC with credits for all of it, held or on their way back
         if out_vc < 0:  # head flit: take a VC of the injection port
             nvcs = len(out.credits)
             room = nflits if whole else 1
-            out_vc = out.select_vc(0, nvcs, cycle, room, whole)
+            out_vc = out.select_vc(0, nvcs, cycle, room)
             if out_vc < 0:
                 out.wait(cycle)
-                self._wake(out.free_cycle(0, nvcs, cycle, room, NEVER, whole))
+                self._wake(out.free_cycle(0, nvcs, cycle, room, NEVER))
                 return
             out.claim(out_vc)
             self.out_vc = out_vc
-        if self.flit == 0 and (whole or self.batch and out.absorb(out_vc, cycle) >= nflits):
+        if self.flit == 0 and (out.absorb(out_vc, cycle) >= nflits and self.batch or whole):
             # Credits for every flit (held; in packet fidelity at least on their way): they leave one
             # per cycle as their credits come back whatever happens downstream, so send them all now
             # and step again only when the tail has left.

@@ -32,8 +32,8 @@ class OutputUnit:
 
     __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "latency", "busy_until", "index",
                  "receiver", "eject_credit_delay", "credit_horizon", "dst_router", "dst_port", "dst_vcs", "delay", "depth",
-                 "credits", "pending", "in_use", "tail_left", "release_on_sent", "next_vc", "waiting",
-                 "stall_since", "stall", "flits", "bytes", "slots")
+                 "credits", "pending", "in_use", "tail_left", "last_sent", "release_on_sent", "next_vc", "waiting",
+                 "stall_since", "stall", "flits", "bytes", "slots", "lookahead")
 
     def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
                  release_on_sent: bool):
@@ -66,6 +66,9 @@ class OutputUnit:
         self.flits = 0
         self.bytes = 0
         self.slots = None  # packet fidelity on a router's link: the cycles its packets in flight take
+        # packet fidelity under tail-sent release: a new packet may count the credits usable within
+        # this many cycles, those already on their way back (see `select_vc`)
+        self.lookahead = 0
 
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` the link may take a new flit."""
@@ -102,6 +105,7 @@ class OutputUnit:
         self.pending = [[] for _ in range(vcs)]
         self.in_use = [False] * vcs
         self.tail_left = [-NEVER] * vcs
+        self.last_sent = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
 
     # ------------------------------------------------------------------ credits and VCs
     def absorb(self, vc: int, cycle: int) -> int:
@@ -134,25 +138,26 @@ class OutputUnit:
             return False
         return self.release_on_sent or self.usable(vc, cycle) == self.depth
 
-    def select_vc(self, lo: int, hi: int, cycle: int, room: int, on_the_way: bool = False) -> int:
-        """A free VC in [lo, hi) with at least `room` credits for a new packet at `cycle` (usable by
-        then, or with `on_the_way` at least already sent back): the one with the most, round robin
-        among equals from the last one taken; -1 if none."""
+    def select_vc(self, lo: int, hi: int, cycle: int, room: int) -> int:
+        """A free VC in [lo, hi) with at least `room` credits for a new packet at `cycle`: the one
+        with the most, round robin among equals from the last one taken; -1 if none. Credits count
+        if usable by then, or (tail-sent release) within `lookahead` cycles: in packet fidelity those
+        whose flits left downstream before this cycle, on the credit link (a rule that does not
+        depend on the order routers are stepped in within a cycle)."""
         best, best_credits = -1, room - 1
         span = hi - lo
         start = self.next_vc - lo if lo <= self.next_vc < hi else 0
         in_use, tail_left, depth, on_sent = self.in_use, self.tail_left, self.depth, self.release_on_sent
+        by = cycle + self.lookahead
         for k in range(span):
             vc = lo + (start + k) % span
             if in_use[vc] or tail_left[vc] >= cycle:
                 continue
-            credits = self.usable(vc, cycle)
             if not on_sent:  # tail-credit release: a free VC has all its credits, the first one will do
-                if credits == depth:
-                    return vc if credits >= room else -1
+                if self.usable(vc, cycle) == depth:
+                    return vc if depth >= room else -1
                 continue
-            if on_the_way:
-                credits = self.credits[vc] + len(self.pending[vc])
+            credits = self.usable(vc, by)
             if credits > best_credits:
                 best, best_credits = vc, credits
         return best
@@ -162,10 +167,9 @@ class OutputUnit:
         self.in_use[vc] = True
         self.next_vc = vc + 1
 
-    def free_cycle(self, lo: int, hi: int, cycle: int, room: int, unknown: int = NEVER,
-                   on_the_way: bool = False) -> int:
-        """The first cycle a VC in [lo, hi) will be free with `room` credits (usable, or with
-        `on_the_way` sent back), as far as credits already on their way tell; where that depends on
+    def free_cycle(self, lo: int, hi: int, cycle: int, room: int, unknown: int = NEVER) -> int:
+        """The first cycle a VC in [lo, hi) will be free with `room` credits (usable, or within
+        `lookahead`: see `select_vc`), as far as credits already on their way tell; where that depends on
         what is not known yet (credits not sent back yet, a VC still held by a packet), `unknown`
         (NEVER by default; a lower bound may pass the earliest such a thing could happen)."""
         earliest = NEVER
@@ -178,8 +182,8 @@ class OutputUnit:
                 index = room - self.credits[vc] - 1
                 if index >= len(pending):
                     at = unknown
-                elif index >= 0 and not on_the_way:
-                    at = max(at, pending[index])
+                elif index >= 0:
+                    at = max(at, pending[index] - self.lookahead)
             else:  # free once every credit is back
                 at = pending[-1] if pending and self.credits[vc] + len(pending) == self.depth else unknown
             if at < earliest:
@@ -207,7 +211,7 @@ class OutputUnit:
         self.pending[vc].extend(_later(departures, delay))
         if self.waiting:
             self.waiting = False
-            self.clock.wake(self.owner, departures[0] + delay)
+            self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
 
     # ------------------------------------------------------------------ sending
     def send(self, packet, vc: int, departures, head: bool, tail: bool) -> None:
@@ -224,6 +228,7 @@ class OutputUnit:
             self.stall += first - self.stall_since
             self.stall_since = -1
         self.credits[vc] -= count
+        self.last_sent[vc] = departures
         receiver = self.receiver
         if receiver is not None:  # the NIC consumes every flit as it arrives and returns its credit
             self.pending[vc].extend(_later(departures, self.eject_credit_delay))
@@ -263,6 +268,7 @@ class OutputUnit:
             if pending:
                 pending[:] = [t + span for t in pending]
         self.tail_left = [t + span for t in self.tail_left]
+        self.last_sent = [[t + span for t in sent] for sent in self.last_sent]
         if self.stall_since >= 0:
             self.stall_since += span
 

@@ -85,9 +85,9 @@ class SwitchAllocator:
             if out.absorb(vc.out_vc, cycle) <= 0:
                 at = max(at, out.credit_cycle(vc.out_vc, cycle, 1, unknown))
         else:
-            room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
-            if out.select_vc(lo, hi, cycle, room, whole) < 0:
-                at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1, whole))
+            room = vc.packets[0].nflits if self.whole_packets else 1
+            if out.select_vc(lo, hi, cycle, room) < 0:
+                at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1))
         return at
 
     def leaving(self, vc, out, first: int, now: int, share: int = 1):
@@ -99,6 +99,7 @@ class SwitchAllocator:
         remaining = packet.nflits - vc.sent
         cpf = out.cpf
         if self.whole_packets:
+            out.absorb(vc.out_vc, now)  # (keeps the list of credits on their way short)
             port = vc.port
             cycles = shared_departures(vc.ready, first, remaining, out, vc.out_vc, port, share)
             out.slots.take(cycles)

@@ -92,12 +92,12 @@ class BookSimAllocator(SwitchAllocator):
                 room = vc.packets[0].nflits if self.whole_packets else 0
                 base = self.out_base[out.index]
                 free = [base + v for v in range(vc.lo, vc.hi) if out.is_free(v, cycle)
-                        and (not room or out.credits[v] + len(out.pending[v]) >= room)]
+                        and (not room or out.usable(v, cycle + out.lookahead) >= room)]
                 if free:
                     va_bids.append((vc, free))
                 else:
                     out.wait(cycle)
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, True)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER)
                     if at < wake_at:
                         wake_at = at
                 continue

@@ -68,10 +68,10 @@ class GarnetAllocator(SwitchAllocator):
             out_vc = vc.out_vc
             if out_vc < 0:  # a head: needs a free downstream VC with room for it
                 room = vc.packets[0].nflits if whole else 1
-                out_vc = out.select_vc(vc.lo, vc.hi, cycle, room, whole)
+                out_vc = out.select_vc(vc.lo, vc.hi, cycle, room)
                 if out_vc < 0:
                     out.wait(cycle)
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, whole)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER)
                     if at < wake_at:
                         wake_at = at
                     continue
@@ -132,11 +132,11 @@ class GarnetAllocator(SwitchAllocator):
             return at
         out_vc = vc.out_vc
         if out_vc < 0:
-            room, whole = (vc.packets[0].nflits, True) if self.whole_packets else (1, False)
-            out_vc = out.select_vc(vc.lo, vc.hi, cycle, room, whole)
+            room = vc.packets[0].nflits if self.whole_packets else 1
+            out_vc = out.select_vc(vc.lo, vc.hi, cycle, room)
             if out_vc < 0:
                 out.wait(cycle)
-                return out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER, whole)
+                return out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER)
             out_vc = -1 - out_vc
         elif out.credits[out_vc] <= 0 and out.absorb(out_vc, cycle) <= 0:
             out.wait(cycle)
