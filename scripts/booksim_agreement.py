@@ -91,8 +91,8 @@ FAIRNESS_RATE = 1.0
 FAIRNESS_SEEDS = 5  # per-source shares lock into one of a few periodic schedules, by seed: a mean over seeds
 PAST_SATURATION = 1.3  # saturation_accepted is measured at this multiple of the saturation load
 TOLERANCE = {"zero_load_latency": ("rel", 0.01), "half_sat_latency": ("rel", 0.10),
-             "saturation_accepted": ("rel", 0.10), "saturation_accepted_steady": ("rel", 0.10), "jain": ("rel", 0.10), "local_to_through": ("rel", 0.10),
-             "share": ("abs", 0.02)}
+             "saturation_accepted": ("rel", 0.10), "saturation_accepted_steady": ("rel", 0.10),
+             "jain": ("rel", 0.10), "local_to_through": ("rel", 0.10), "share": ("abs", 0.02)}
 
 
 def to_node_0(topology, src, rng, others=True) -> int:
