@@ -146,6 +146,7 @@ class Network(ABC):
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
+        self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
