@@ -13,7 +13,7 @@ from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network, parse_network_table
 from system import build_systems, load_system
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "astra-sim-inputs"
+ASTRA_SIM_INPUTS = Path(__file__).resolve().parent / "data" / "astra-sim-inputs"  # ASTRA-sim's own samples
 
 
 def analytical(network: str, **topology_overrides) -> AnalyticalNetwork:

@@ -55,11 +55,11 @@ def test_override_errors_name_the_override():
         load_network("torus-4x4", [(["garnet", "vcs"], 0)])
 
 
-def test_system_config_forms_and_errors(tmp_path, shared_inputs):
-    legacy = load_system(shared_inputs / "system/sample_torus_sys.txt")
+def test_system_config_forms_and_errors(tmp_path, astra_sim_inputs):
+    legacy = load_system(astra_sim_inputs / "system/sample_torus_sys.txt")
     assert (legacy.scheduling_policy, legacy.endpoint_delay, legacy.preferred_dataset_splits) == ("LIFO", 1.0, 4)
     assert legacy.all_reduce == ("ring", "ring", "ring")
-    v2 = load_system(shared_inputs / "v2/system/native_collectives/Ring_4chunks.json")
+    v2 = load_system(astra_sim_inputs / "v2/system/native_collectives/Ring_4chunks.json")
     assert (v2.local_mem_bw, v2.active_chunks_per_dimension) == (1600.0, 1)
     bad = write(tmp_path, "scheduling-policy = \"LIFO\"\nendpoint-dealy = 10\n", "sys.toml")
     with pytest.raises(ConfigError, match=r"sys.toml:2: key 'endpoint-dealy': unknown key \(did you mean 'endpoint-delay'\?\)"):

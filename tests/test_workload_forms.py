@@ -31,8 +31,8 @@ def test_every_bundled_sample_runs(name):
     assert 0 <= s["compute_comm_overlap_ns"] <= s["comm_busy_time_ns"]
 
 
-def test_the_shared_astra_sim_samples_are_the_bundled_ones(shared_inputs):
-    files = sorted((shared_inputs / "workload").glob("*.txt"))
+def test_the_astra_sim_samples_are_the_bundled_ones(astra_sim_inputs):
+    files = sorted((astra_sim_inputs / "workload").glob("*.txt"))
     assert sorted(f.stem for f in files) == SAMPLES
     for path in files:
         assert parse_legacy_workload(path).layers == load_workload(path.stem).layers
