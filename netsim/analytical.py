@@ -9,7 +9,10 @@ and is delivered after exactly that long. Messages never interfere: a link carri
 once. So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
-A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
+A link's bytes and busy time are counted when a message is sent, whole; the counters sampled
+during a run (`link_counters`, link_timeseries.csv) leave out the part of each message not yet
+serialized, taking a message to cross its route's links evenly over its serialization time, so a
+sampling interval is charged only what crossed in it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class AnalyticalNetwork(Network):
     """Each message is delivered after its closed-form cost; see the module docstring."""
 
     backend_name = "analytical"
+    models_congestion = False
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
         """`config` and `seed` are accepted like every backend's; this model needs neither."""
@@ -37,6 +41,8 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
+        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []  # (start, end, bytes, links)
+        self._crossing_kept = 0  # length of _crossing after its last pruning
 
     def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
@@ -69,6 +75,10 @@ class AnalyticalNetwork(Network):
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes
                 self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
+            now = self.env.now
+            self._crossing.append((now, now + nbytes / bandwidth, nbytes, link_ids))
+            if len(self._crossing) > 2 * self._crossing_kept + 1024:
+                self._prune_crossing(now)
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 
@@ -76,5 +86,21 @@ class AnalyticalNetwork(Network):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
+    def _prune_crossing(self, now: float) -> None:
+        """Forget the messages that have finished crossing their links by `now`."""
+        self._crossing = [entry for entry in self._crossing if entry[1] > now]
+        self._crossing_kept = len(self._crossing)
+
     def link_counters(self) -> tuple[list, list]:
-        return list(self.link_bytes), list(self.link_busy_ns)
+        """Bytes and busy time per link up to now: the totals less what messages still crossing
+        have yet to serialize (see the module docstring)."""
+        now = self.env.now
+        self._prune_crossing(now)
+        link_bytes, busy = list(self.link_bytes), list(self.link_busy_ns)
+        links = self.topology.links
+        for start, end, nbytes, link_ids in self._crossing:
+            left = nbytes * (end - max(now, start)) / (end - start)
+            for link_id in link_ids:
+                link_bytes[link_id] -= left
+                busy[link_id] -= left / links[link_id].bandwidth
+        return link_bytes, busy

@@ -136,6 +136,7 @@ class Network(ABC):
     """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
 
     backend_name = "abstract"
+    models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None):
         self.topology = topology

@@ -78,13 +78,28 @@ def finish(args, console: Console, result, print_table) -> int:
     out = write_outputs(result, output_dir(args, result.name))
     if args.json:
         print(report.to_json(result.summary))
+        print_warnings(console, result.summary)
     elif not args.quiet:
         print_table(console, result)
+        print_warnings(console, result.summary)
         console.print(f"[dim]wrote {out}[/dim]")
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
         return 130
     return 0
+
+
+def print_warnings(console: Console, summary: dict) -> None:
+    """The summary's warnings, one line each (on stderr when stdout carries JSON; none with --quiet)."""
+    for warning in summary.get("warnings", []):
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+
+
+def max_utilization_row(table: Table, summary: dict) -> None:
+    """The busiest link's utilization, flagged when above 1 (see the warning below the table)."""
+    peak = summary.get("max_link_utilization")
+    if peak is not None:
+        table.add_row("max link utilization", f"{peak:.3f}" + (" (OVER 1: see warning)" if peak > 1 else ""))
 
 
 def print_run(console: Console, result) -> None:
@@ -110,6 +125,7 @@ def print_run(console: Console, result) -> None:
     if s["partial"]:
         table.add_row("PARTIAL", f"interrupted at {format_time(s['simulated_time_ns'])}; "
                                  f"{len(s['npu_finish_time_ns']) - len(finish_times)} NPUs unfinished")
+    max_utilization_row(table, s)
     table.add_row("slowest NPU", str(s["slowest_npu"]))
     table.add_row("passes", str(s["passes"]))
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
@@ -127,6 +143,7 @@ def print_collective(console: Console, result) -> None:
     table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
     table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
     table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
+    max_utilization_row(table, s)
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
     print_links(console, result.tables["links"])
@@ -329,6 +346,7 @@ def cmd_report(args, console: Console) -> None:
         if isinstance(value, (int, float, str, bool)):
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
     console.print(table)
+    print_warnings(console, summary)
     if "links" in tables:
         print_links(console, tables["links"], top)
         print_ports(console, tables["links"], top)

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from netsim.backends import BACKENDS
 from netsim.bundled import find_config
 from netsim.config import Source, apply_override, as_str, as_table, build, choice, read_toml, setting
 from netsim.errors import ConfigError
 from netsim.garnet.config import GarnetConfig
 from netsim.topology import TOPOLOGY_KINDS, LevelSpec, Topology
 
-BACKEND_NAMES = ("analytical", "garnet")
+BACKEND_NAMES = tuple(BACKENDS)
 NETWORK_SUFFIXES = (".toml", ".json", ".yml", ".yaml", ".txt")
 
 
@@ -28,7 +29,7 @@ class NetworkFile:
     topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
-    backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical or garnet")
+    backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="the network backend: " + " | ".join(BACKEND_NAMES))
     garnet: dict = setting(None, parse=as_table, help="the [garnet] table of packet-backend parameters")
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
+from netsim.units import format_time
 
 
 def json_default(value):
@@ -60,6 +61,46 @@ LINK_COLUMNS = {
     "max_vc_flits": "peak flits held in one VC of the receiving input port (NaN analytical)",
     "credit_stall_time_ns": "time flits waited at the link's output for a credit (NaN analytical)",
 }
+
+
+def max_utilization(links: pd.DataFrame) -> tuple[float, dict | None]:
+    """The highest link utilization of a run and that link's row (the lowest id among equals)."""
+    if not len(links):
+        return 0.0, None
+    row = links.sort_values(["utilization", "link_id"], ascending=[False, True]).iloc[0]
+    return float(row["utilization"]), row.to_dict()
+
+
+def peak_interval_utilization(links: pd.DataFrame, timeseries: pd.DataFrame | None) -> tuple[float, dict | None]:
+    """The highest utilization of one link over one sampling interval of link_timeseries.csv,
+    with that link's row and the interval's end `time_ns` (0 and None without a time series)."""
+    if timeseries is None or timeseries.empty:
+        return 0.0, None
+    util = interval_utilization(timeseries)
+    if util.empty:
+        return 0.0, None
+    top = util.sort_values(["utilization", "link_id", "time_ns"], ascending=[False, True, True]).iloc[0]
+    row = links.set_index("link_id", drop=False).loc[int(top["link_id"])].to_dict()
+    return float(top["utilization"]), {**row, "time_ns": float(top["time_ns"])}
+
+
+def oversubscription_warning(links: pd.DataFrame, timeseries: pd.DataFrame | None, backend: str,
+                             alternatives: list[str]) -> str | None:
+    """One line when a link carried more than it can (utilization above 1 over the run or over one
+    sampling interval: only a backend that does not model congestion lets that happen), naming the
+    link and the backends that model congestion; None otherwise."""
+    peak, row = max_utilization(links)
+    where = "over the run"
+    interval_peak, interval_row = peak_interval_utilization(links, timeseries)
+    if interval_peak > max(peak, 1.0):
+        peak, row = interval_peak, interval_row
+        where = f"in the sampling interval ending at {format_time(interval_row['time_ns'])}"
+    if row is None or not peak > 1.0:
+        return None
+    hint = f"; for times with contention use --backend {' or '.join(alternatives)}" if alternatives else ""
+    return (f"link {row['src']}->{row['dst']} (id {row['link_id']}, dim {row['dim']}) is oversubscribed: "
+            f"utilization {peak:.2f} > 1 {where}, because the {backend} backend lets messages share a link "
+            f"without waiting, so its times leave congestion out{hint}")
 
 
 def per_dimension_utilization(links: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from netsim import report
-from netsim.backends import create_network
+from netsim.backends import congestion_aware_backends, create_network
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import NullView, RunMonitor
@@ -36,8 +36,19 @@ class RunResult:
 
 
 def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
-                     seed: int, partial: bool) -> dict:
+                     seed: int, partial: bool, tables: dict) -> dict:
+    """The summary's entries every simulation has: backend, cost, seed, configs and link loading."""
+    links, series = tables["links"], tables.get("link_timeseries")
+    peak, busiest = report.max_utilization(links)
+    interval_peak, _ = report.peak_interval_utilization(links, series)
+    warning = None
+    if not network.models_congestion:
+        warning = report.oversubscription_warning(links, series, network.backend_name, congestion_aware_backends())
     summary = {
+        "max_link_utilization": peak,
+        "max_link_utilization_link": None if busiest is None else int(busiest["link_id"]),
+        "peak_interval_link_utilization": interval_peak,
+        "warnings": [warning] if warning else [],
         "backend": network.backend_name,
         "wall_time_s": wall,
         "events": network.events_so_far(),
@@ -116,6 +127,8 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     finish_times = [run.finished_at for run in runs]  # None: not finished (partial run)
     end_times = [network.env.now if t is None else t for t in finish_times]
     slowest = max(range(len(runs)), key=lambda i: end_times[i])
+    tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
+              **_network_tables(network, monitor)}
     per_npu = [totals(run) for run in runs]
     first = per_npu[0]
     end_to_end = max(end_times)
@@ -130,15 +143,13 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
         "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
         "slowest_npu": slowest,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
     }
     if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0 and not partial:
         # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule
         summary["pipeline_bubble_fraction"] = (finish_times[0] - first["compute_time_ns"]) / first["compute_time_ns"]
-    tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
-              **_network_tables(network, monitor)}
     return RunResult(summary["name"], summary, tables)
 
 
@@ -200,6 +211,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
             functional.verify()
     wall = time.perf_counter() - started
     duration = network.env.now if partial else max(event.value.finished_at for event in events)
+    tables = _network_tables(network, monitor)
     n = topology.npus
     data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
     algbw = data_bytes / duration if duration > 0 else float("inf")
@@ -213,9 +225,8 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         "busbw_GBps": algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables),
     }
-    tables = _network_tables(network, monitor)
     if events[0].processed:
         record = events[0].value
         tables["detailed"] = pd.DataFrame([

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 import sys
 from pathlib import Path
 
@@ -27,9 +26,10 @@ def systems_for(network, **system_overrides):
 
 
 def netsim_command() -> list[str]:
-    """The `netsim` command as a user runs it: the installed script, else the CLI module."""
-    exe = shutil.which("netsim")
-    return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    """The `netsim` command as a user runs it: the script installed beside this Python (not another
+    install that PATH may find first), else the CLI module."""
+    script = Path(sys.executable).parent / "netsim"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "netsim.cli"]
 
 
 def network_config(topology: dict, **garnet):
