@@ -22,6 +22,7 @@ DEFAULT_NETWORK = "torus-4x4"
 DEFAULT_SYSTEM = "default"
 DEFAULT_WORKLOAD = "Resnet50_DataParallel"
 DEFAULT_SYNTH_NETWORK = "torus-8x8"
+SYNTH_CHECK_CYCLES = 100  # synth looks for Ctrl-C (and refreshes progress) at least this often
 COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather", "scatter",
                "barrier")
 TRANSFORMER_OPTIONS = (("--layers", 2, "transformer blocks"), ("--hidden", 1024, "hidden size"),
@@ -139,9 +140,15 @@ def print_collective(console: Console, result) -> None:
                         f"{s['network']['name']} ({s['backend']})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    table.add_row("collective time", format_time(s["collective_time_ns"]))
-    table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
-    table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
+    if s["collective_time_ns"] is None:  # interrupted: no time, so no bandwidths
+        table.add_row("PARTIAL", f"interrupted at {format_time(s['simulated_time_ns'])}; "
+                                 f"{s['npus'] - s['npus_finished']} of {s['npus']} NPUs unfinished")
+        table.add_row("collective time", f"unfinished (over {format_time(s['simulated_time_ns'])})")
+        table.add_row("algorithm / bus bandwidth", "n/a (unfinished)")
+    else:
+        table.add_row("collective time", format_time(s["collective_time_ns"]))
+        table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
+        table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
     table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
     max_utilization_row(table, s)
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
@@ -227,7 +234,7 @@ def scenario_synth(args, monitor):
         clock = run.network.clock
         monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}",
                         lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
-        tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
+        tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
     partial = False
     if args.sweep:

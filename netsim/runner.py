@@ -11,7 +11,7 @@ A run takes an optional `RunMonitor` (netsim.progress): it shows progress, sampl
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +20,8 @@ from netsim import report
 from netsim.backends import congestion_aware_backends, create_network
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
-from netsim.progress import NullView, RunMonitor
+from netsim.progress import RunMonitor
+from netsim.units import format_size
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
 from workload.report import detailed_frame, end_to_end_frame, overlap, totals
@@ -85,19 +86,36 @@ def _simulate(network, monitor: RunMonitor) -> bool:
     return stopped
 
 
-def training_tracker(runs: list, workload: Workload, passes: int):
-    """Progress of a training run: NPU 0's compute done over its expected compute, as passes and layers."""
+def training_tracker(runs: list, systems: list, workload: Workload, passes: int):
+    """Progress of a training run: bytes delivered over the bytes the run will deliver, all NPUs.
+
+    The total is, per NPU, the larger of the workload's collectives planned over every dimension
+    for all passes (exact for data parallelism; an estimate where a loop uses smaller groups or
+    more collectives) and the collectives issued so far; point-to-point bytes (pipeline
+    activations) count once sent. A run without communication shows its compute. Packets, not
+    compute, take the wall time, so the ETA from this fraction holds steady.
+    """
     per_pass = sum(layer.fwd_compute + layer.ig_compute + layer.wg_compute for layer in workload.layers) or 1
-    n_layers = len(workload.layers)
+    expected_compute = per_pass * passes
+    comms = [comm for layer in workload.layers for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm)
+             if comm.active]
+    prior = [passes * sum(system.planned_bytes(comm.kind, comm.nbytes) for comm in comms) for system in systems]
 
     def track(network) -> tuple[float, str]:
         if all(run.finished_at is not None for run in runs):
             return 1.0, f"pass {passes}/{passes}, done"
-        done = sum(sum(stats.compute.values()) for stats in runs[0].layers) / (per_pass * passes)
-        done = min(done, 0.999)
-        pass_index = min(passes, int(done * passes) + 1)
-        layer = min(n_layers, int((done * passes) % 1 * n_layers) + 1)
-        return done, f"pass {pass_index}/{passes}, layer ~{layer}/{n_layers} (NPU 0)"
+        compute = [min(1.0, sum(sum(stats.compute.values()) for stats in run.layers) / expected_compute)
+                   for run in runs]
+        issued = [sum(record.planned_bytes for record in system.records) for system in systems]
+        expected = sum(max(p, i) for p, i in zip(prior, issued))
+        expected += max(0.0, sum(network.bytes_sent) - sum(issued))  # point-to-point bytes sent
+        delivered = sum(network.bytes_received)
+        done = delivered / expected if expected > 0 else sum(compute) / len(compute)
+        pass_index = min(passes, int(compute[0] * passes) + 1)
+        text = f"pass {pass_index}/{passes} (NPU 0)"
+        if expected > 0:
+            text += f", {format_size(delivered)} of ~{format_size(expected)} delivered"
+        return min(done, 0.999), text
 
     return track
 
@@ -118,7 +136,7 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
 
     for run in runs:
         network.env.process(loop(run)).callbacks.append(mark_finished(run))
-    monitor.tracker = training_tracker(runs, workload, passes)
+    monitor.tracker = training_tracker(runs, systems, workload, passes)
     partial = _simulate(network, monitor)
     if not partial:
         _check_finished(network, [run.npu for run in runs if run.finished_at is None])
@@ -166,14 +184,17 @@ BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
 }
 
 
-def collective_tracker(expected_bytes: int | None):
-    """Progress of a collective: bytes delivered over the bytes it will send (from the analytical
-    model, which sends the same messages), or over the bytes sent so far when that is unknown."""
+def collective_tracker(systems: list, events: list):
+    """Progress of a collective: bytes delivered over the bytes its algorithms will send (their
+    closed forms, summed when every NPU issued it); 100% once every NPU has finished."""
+    expected = sum(record.planned_bytes for system in systems for record in system.records)
 
     def track(network) -> tuple[float, str]:
         delivered = sum(network.bytes_received)
-        total = expected_bytes or sum(network.bytes_sent) or 1
-        return delivered / total, f"{delivered:,} of {total:,} bytes delivered"
+        text = f"{format_size(delivered)} of {format_size(expected)} delivered"
+        if all(event.processed for event in events):
+            return 1.0, text
+        return min(0.999, delivered / expected if expected > 0 else 0.0), text
 
     return track
 
@@ -185,12 +206,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
-    expected_bytes = None
-    if monitor is not None and not isinstance(monitor.view, NullView) and network_cfg.backend != "analytical":
-        analytical = replace(network_cfg, backend="analytical")
-        expected_bytes = run_collective(analytical, system_cfg, kind, nbytes, seed).summary["bytes_sent_total"]
     monitor = monitor or RunMonitor()
-    monitor.tracker = collective_tracker(expected_bytes)
     started = time.perf_counter()
     topology = network_cfg.build_topology()
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
@@ -204,36 +220,60 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
                               f"NPUs is too large; verify at most {MAX_ELEMENTS // topology.npus} B")
         functional = Functional(systems, seed)
     events = [system.collective(kind, nbytes) for system in systems]
+    monitor.tracker = collective_tracker(systems, events)
     partial = _simulate(network, monitor)
     if not partial:
         _check_finished(network, [i for i, event in enumerate(events) if not event.processed])
         if functional is not None:
             functional.verify()
     wall = time.perf_counter() - started
-    duration = network.env.now if partial else max(event.value.finished_at for event in events)
-    tables = _network_tables(network, monitor)
+    records = [system.records[0] for system in systems]
+    finished = [event.value.finished_at for event in events if event.processed]
+    duration = max(finished) if len(finished) == len(events) else None  # None: interrupted before the end
+    tables = {**_network_tables(network, monitor), "detailed": collective_phases(records)}
     n = topology.npus
     data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
-    algbw = data_bytes / duration if duration > 0 else float("inf")
+    algbw = None if duration is None else data_bytes / duration if duration > 0 else float("inf")
     summary = {
         "name": f"{kind}-{nbytes}B-{network_cfg.name}",
         "collective": kind,
         "size_bytes": nbytes,
         "npus": n,
+        "npus_finished": len(finished),
         "collective_time_ns": duration,
         "algbw_GBps": algbw,
-        "busbw_GBps": algbw * BUS_FACTOR[kind](n),
+        "busbw_GBps": None if algbw is None else algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
         **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables),
     }
-    if events[0].processed:
-        record = events[0].value
-        tables["detailed"] = pd.DataFrame([
-            {"chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm, "bytes": p.nbytes,
-             "queueing_delay_ns": p.queueing_delay_ns, "network_delay_ns": p.network_delay_ns}
-            for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)])
     return RunResult(summary["name"], summary, tables)
+
+
+COLLECTIVE_PHASE_COLUMNS = {
+    "npu": "the NPU whose view the row is (every NPU of the collective has its rows)",
+    "chunk": "chunk index (the collective is split into preferred-dataset-splits chunks)",
+    "phase": "phase of the chunk, from 1 (e.g. reduce-scatter on dim 0, then all-reduce on dim 1, ...)",
+    "dim": "topology dimension of the phase; empty for a flat phase over the whole communicator",
+    "op": "what the phase does (reduce-scatter, all-gather, all-reduce, all-to-all, broadcast, ...)",
+    "algorithm": "the algorithm that ran it (ring, direct, ...)",
+    "bytes": "data the phase starts with on this NPU",
+    "queued_at_ns": "when the phase joined its dimension's queue",
+    "queueing_delay_ns": "time queued before every member of its group was there and a slot was free",
+    "network_delay_ns": "time from its start until this NPU's part ended (its last receive, plus endpoint "
+                        "delays); a rooted collective's root may finish long before the others",
+    "finished_at_ns": "when this NPU's part of the phase ended (empty: not finished, an interrupted run)",
+}
+
+
+def collective_phases(records: list) -> pd.DataFrame:
+    """detailed.csv of `netsim collective`: every NPU's chunks and phases (COLLECTIVE_PHASE_COLUMNS);
+    phases not started or not finished when a run was interrupted have empty times."""
+    rows = [{"npu": record.npu, "chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm,
+             "bytes": p.nbytes, "queued_at_ns": p.queued_at, "queueing_delay_ns": p.queueing_delay_ns,
+             "network_delay_ns": p.network_delay_ns, "finished_at_ns": p.finished_at}
+            for record in records for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)]
+    return pd.DataFrame(rows, columns=list(COLLECTIVE_PHASE_COLUMNS)).astype({"dim": "Int64", "finished_at_ns": float})
 
 
 def write_outputs(result: RunResult, out_dir: Path) -> Path:

@@ -86,18 +86,38 @@ class System:
         """
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
-        if group is not None:
-            if self.npu not in group or len(set(group)) != len(group):
-                raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
-                                  f"including this one")
-            comm = Communicator.of_group(group)
-        else:
-            comm = Communicator.over_dims(self.topology, self.npu, range(len(self.sizes)) if dims is None else dims)
+        comm = self._communicator(dims, group)
         comm_id = self.scheduler.communicator_id(comm.members)
         seq = self._seq[comm_id]
         self._seq[comm_id] += 1
         record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
         self.records.append(record)
+        chunk_sizes, plans = self._plans(kind, nbytes, comm, self._load[comm_id])
+        record.planned_bytes = self._wire_share(plans, comm)
+        payload = self.functional.collective(self, kind, nbytes, comm, chunk_sizes) if self.functional else None
+        issue = (self.env.now, seq)
+        return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+
+    def planned_bytes(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
+                      group: Sequence[int] | None = None) -> float:
+        """This NPU's share of the bytes `collective(kind, nbytes, dims, group=group)` would put on the
+        network, were it issued now (nothing is issued or changed)."""
+        if kind not in COLLECTIVES:
+            raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
+        comm = self._communicator(dims, group)
+        return self._wire_share(self._plans(kind, nbytes, comm, {})[1], comm)  # themis: as the first issued
+
+    def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None) -> Communicator:
+        if group is not None:
+            if self.npu not in group or len(set(group)) != len(group):
+                raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
+                                  f"including this one")
+            return Communicator.of_group(group)
+        return Communicator.over_dims(self.topology, self.npu, range(len(self.sizes)) if dims is None else dims)
+
+    def _plans(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list[int], list]:
+        """(chunk sizes, per chunk its [(phase, algorithm name)]); `load` (the communicator's bytes
+        planned per dimension, for themis) is updated with these chunks."""
         if kind == "barrier":
             chunk_sizes = [0]  # one data-less chunk
         else:
@@ -105,17 +125,24 @@ class System:
         flat, baseline = self._shape(kind, comm)
         plans = []
         for index, size in enumerate(chunk_sizes):
-            order = dimension_order(self.config.inter_dimension_scheduling, comm.dims, index, self._load[comm_id],
-                                    self._bandwidth)
+            order = dimension_order(self.config.inter_dimension_scheduling, comm.dims, index, load, self._bandwidth)
             plan = plan_phases(kind, size, comm, flat, "baseline" if baseline else self.config.collective_optimization,
                                order)
             plans.append([(phase, self._algorithm(kind, phase, comm)) for phase in plan])
             for phase in plan:
                 if phase.dim is not None:
-                    self._load[comm_id][phase.dim] = self._load[comm_id].get(phase.dim, 0) + phase.nbytes
-        payload = self.functional.collective(self, kind, nbytes, comm, chunk_sizes) if self.functional else None
-        issue = (self.env.now, seq)
-        return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+                    load[phase.dim] = load.get(phase.dim, 0) + phase.nbytes
+        return chunk_sizes, plans
+
+    def _wire_share(self, plans: list, comm: Communicator) -> float:
+        """This NPU's share of the bytes the phases of `plans` send: each phase's group total (the
+        algorithm's closed form) over the group's size, so the shares of all members add up to it."""
+        total = 0.0
+        for plan in plans:
+            for phase, name in plan:
+                size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
+                total += resolve(name)[0].wire_bytes(phase.op, phase.nbytes, size) / size
+        return total
 
     # ------------------------------------------------------------------ planning
     def _names(self, kind: str, comm: Communicator) -> list[str]:

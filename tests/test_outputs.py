@@ -2,13 +2,17 @@
 marked, and every column of end_to_end.csv and detailed.csv keeps its documented meaning."""
 
 import json
+import signal
+import subprocess
 
 import pytest
 
 from netsim.analytical import AnalyticalNetwork
 from netsim.network_config import load_network
+from netsim.progress import RunMonitor
 from netsim.runner import run_collective
 from system import load_system
+from tests.helpers import netsim_command
 from tests.test_cli import netsim
 
 
@@ -67,3 +71,56 @@ def test_the_default_run_stays_within_its_links_in_every_interval(tmp_path):
     shown = netsim("run", "--json", "--out", str(tmp_path / "o"), cwd=tmp_path)
     s = json.loads(shown.stdout)
     assert 0.5 < s["max_link_utilization"] <= s["peak_interval_link_utilization"] <= 1.0 and s["warnings"] == []
+
+
+class StopAfter(RunMonitor):
+    """Stops the run at its `checks`-th check, as a Ctrl-C would."""
+
+    stride = 16
+
+    def __init__(self, checks: int):
+        super().__init__()
+        self.left = checks
+
+    def check(self, network):
+        self.left -= 1
+        return self.left <= 0 or super().check(network)
+
+
+def test_an_interrupted_collective_reports_no_time_or_bandwidth_and_keeps_its_phases():
+    result = run_collective(load_network("torus-4x4", backend="garnet"), load_system("default"), "all-reduce",
+                            1 << 20, monitor=StopAfter(20))
+    s = result.summary
+    assert s["partial"] is True and s["npus_finished"] < s["npus"] == 16
+    assert s["collective_time_ns"] is None and s["algbw_GBps"] is None and s["busbw_GBps"] is None
+    phases = result.tables["detailed"]
+    assert set(phases["npu"]) == set(range(16))
+    assert phases["finished_at_ns"].isna().any() and (phases["finished_at_ns"].dropna() <= s["simulated_time_ns"]).all()
+    assert (phases["network_delay_ns"].dropna() >= 0).all()
+
+
+def test_every_npu_has_its_phases_so_a_rooted_collective_shows_more_than_the_root(tmp_path):
+    """The broadcast's root (NPU 0) is done once it has sent; the leaves wait the whole time."""
+    result = run_collective(load_network("ring-8"), load_system("default"), "broadcast", 1 << 20)
+    phases = result.tables["detailed"]
+    root, others = phases[phases["npu"] == 0], phases[phases["npu"] != 0]
+    assert len(others) == 7 * len(root)
+    assert others["finished_at_ns"].max() == pytest.approx(result.summary["collective_time_ns"])
+    assert root["network_delay_ns"].max() < 0.1 * others["network_delay_ns"].max()
+
+
+def test_ctrl_c_on_a_collective_prints_partial_and_no_bandwidth(tmp_path):
+    process = subprocess.Popen([*netsim_command(), "collective", "all-reduce", "--size", "1GiB", "--backend", "garnet",
+                                "--out", str(tmp_path / "c")], cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert "progress" in process.stderr.readline()
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr
+    assert "PARTIAL" in stdout and "n/a (unfinished)" in stdout and "GB/s" not in stdout.split("link utilization")[0]
+    summary = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert summary["partial"] is True and summary["algbw_GBps"] is None
+    assert (tmp_path / "c" / "detailed.csv").is_file()

@@ -26,6 +26,11 @@ def split_bytes(nbytes: int, parts: int) -> int:
     return max(1, math.ceil(nbytes / parts))
 
 
+def unit_bytes(op: str, nbytes: int, size: int) -> int:
+    """Wire bytes of one part of a phase of `op` on `nbytes` over `size` ranks (`PhaseContext.unit`)."""
+    return nbytes if op in GATHERING_OPS else split_bytes(nbytes, size)
+
+
 @dataclass(frozen=True)
 class PhaseContext:
     """Everything an algorithm needs for one phase on one NPU."""
@@ -53,7 +58,7 @@ class PhaseContext:
     @property
     def unit(self) -> int:
         """Wire bytes of one part."""
-        return self.nbytes if self.op in GATHERING_OPS else split_bytes(self.nbytes, self.size)
+        return unit_bytes(self.op, self.nbytes, self.size)
 
     def send(self, to: int, parts: tuple | None, key: Hashable, nbytes: int | None = None) -> None:
         """Send `parts` (a (first, stop) range, or None for a data-less message) to rank `to`."""

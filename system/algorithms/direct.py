@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Generator
 
-from system.algorithms.context import PhaseContext
+from system.algorithms.context import PhaseContext, unit_bytes
 
 
 def direct_rounds(ctx: PhaseContext, window: int, reduce: bool, first_key: int) -> Generator:
@@ -74,3 +74,12 @@ def direct(ctx: PhaseContext) -> Generator:
         yield from direct_rounds(gather, ctx.window, reduce=False, first_key=ctx.size)
     else:  # gather | scatter
         yield from rooted_round(ctx, to_root=ctx.op == "gather")
+
+
+def direct_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one direct phase: one part to every other rank (twice
+    for all-reduce; gather and scatter: one part between the root and every other rank)."""
+    unit = unit_bytes(op, nbytes, p)
+    if op in ("gather", "scatter"):
+        return (p - 1) * unit
+    return (2 if op == "all-reduce" else 1) * p * (p - 1) * unit

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Generator
 
-from system.algorithms.context import PhaseContext
+from system.algorithms.context import PhaseContext, unit_bytes
 from system.algorithms.direct import direct_rounds
 
 
@@ -39,3 +39,9 @@ def ring(ctx: PhaseContext) -> Generator:
         yield from ring_all_gather(ctx, ctx.size - 1)
     else:  # all-to-all
         yield from direct_rounds(ctx, window=1, reduce=False, first_key=0)
+
+
+def ring_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one ring phase: every rank sends one part per step."""
+    steps = 2 * (p - 1) if op == "all-reduce" else p - 1
+    return p * steps * unit_bytes(op, nbytes, p)
