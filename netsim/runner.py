@@ -155,6 +155,7 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         "end_to_end_time_ns": end_to_end,
         "compute_time_ns": first["compute_time_ns"],
         "exposed_comm_time_ns": first["exposed_comm_time_ns"],
+        "exposed_update_time_ns": first["exposed_update_time_ns"],
         **overlap(runs[0]),
         "passes": passes,
         "npu_finish_time_ns": finish_times,

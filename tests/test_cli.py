@@ -25,9 +25,12 @@ def test_run_with_no_arguments_writes_the_reports(tmp_path):
     e2e = pd.read_csv(out / "end_to_end.csv")
     assert list(e2e.columns) == ["layer", "fwd_compute_ns", "ig_compute_ns", "wg_compute_ns",
                                  "fwd_exposed_comm_ns", "ig_exposed_comm_ns", "wg_exposed_comm_ns",
-                                 "fwd_total_comm_ns", "ig_total_comm_ns", "wg_total_comm_ns"]
+                                 "fwd_total_comm_ns", "ig_total_comm_ns", "wg_total_comm_ns",
+                                 "fwd_exposed_update_ns", "ig_exposed_update_ns", "wg_exposed_update_ns"]
     assert len(e2e) == 54
-    assert e2e["wg_exposed_comm_ns"].sum() == pytest.approx(summary["exposed_comm_time_ns"])
+    assert e2e["wg_exposed_comm_ns"].sum() + e2e["wg_exposed_update_ns"].sum() == pytest.approx(
+        summary["exposed_comm_time_ns"])
+    assert e2e["wg_exposed_update_ns"].sum() == pytest.approx(summary["exposed_update_time_ns"])
     links = pd.read_csv(out / "links.csv")
     assert {"link_id", "src", "dst", "kind", "dim", "bytes", "busy_time_ns", "utilization"} <= set(links.columns)
     assert "end-to-end time" in result.stdout
