@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -22,6 +24,7 @@ DEFAULT_NETWORK = "torus-4x4"
 DEFAULT_SYSTEM = "default"
 DEFAULT_WORKLOAD = "Resnet50_DataParallel"
 DEFAULT_SYNTH_NETWORK = "torus-8x8"
+MAX_JOBS = 256  # --jobs at most this, or 4 per CPU if more
 SYNTH_CHECK_CYCLES = 100  # synth looks for Ctrl-C (and refreshes progress) at least this often
 COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather", "scatter",
                "barrier")
@@ -67,16 +70,20 @@ def split_overrides(items: list[str]) -> tuple[list, list]:
 
 # ---------------------------------------------------------------------------- output
 def output_dir(args, name: str) -> Path:
-    return Path(args.out) if args.out else Path.cwd() / "netsim-out" / name
+    """--out, else ./netsim-out/NAME (the run's name made one safe path component)."""
+    from netsim.outputs import folder_name
+
+    return Path(args.out) if args.out else Path.cwd() / "netsim-out" / folder_name(name)
 
 
-def finish(args, console: Console, result, print_table) -> int:
+def finish(args, console: Console, result, print_table, stop_signal: int | None = None) -> int:
     """Write the run's folder, then print the summary (table, or JSON with --json).
 
-    Returns the exit status: 130 when the run was interrupted (its partial results are written)."""
-    from netsim.runner import write_outputs
+    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when the run
+    was stopped by one (its partial results are written)."""
+    from netsim.outputs import write_outputs
 
-    out = write_outputs(result, output_dir(args, result.name))
+    out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
     if args.json:
         print(report.to_json(result.summary))
         print_warnings(console, result.summary)
@@ -86,7 +93,7 @@ def finish(args, console: Console, result, print_table) -> int:
         console.print(f"[dim]wrote {out}[/dim]")
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
-        return 130
+        return 128 + (stop_signal or signal.SIGINT)
     return 0
 
 
@@ -274,11 +281,14 @@ def scenario_synth(args, monitor):
 
 def cmd_simulate(args, console: Console) -> int:
     """run, collective and synth: the scenario under a progress monitor, then the output folder."""
+    from netsim.outputs import prepare
+
     option("--seed", non_negative_int, args.seed)
+    prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with watching(monitor):
         result = args.scenario(args, monitor)
-    return finish(args, console, result, args.printer)
+    return finish(args, console, result, args.printer, monitor.stop_signal)
 
 
 def print_synth(console: Console, result) -> None:
@@ -337,7 +347,9 @@ def cmd_report(args, console: Console) -> None:
     most congested ports; with --plot, PNGs beside the CSVs."""
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
-    summary, tables = report.load_output(out_dir)
+    from netsim.outputs import load_output
+
+    summary, tables = load_output(out_dir)
     if args.plot:
         from netsim.plots import write_plots
 
@@ -382,6 +394,9 @@ def cmd_sweep(args, console: Console) -> int:
 
     study = load_study(Path(args.study))
     jobs = None if args.jobs is None else option("--jobs", positive_int, args.jobs)
+    most = max(MAX_JOBS, 4 * (os.cpu_count() or 1))
+    if jobs is not None and jobs > most:
+        raise ConfigError(f"--jobs {jobs}: at most {most} worker processes (each is a Python process of its own)")
     counts = run_study(study, jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
     if args.json:
         print(json.dumps(counts, indent=2))
@@ -390,7 +405,7 @@ def cmd_sweep(args, console: Console) -> int:
                       f"{counts['failed']} failed; results in {counts['results']}")
     if counts["interrupted"]:
         print(f"netsim: interrupted; finished points are in {counts['results']} (rerun to resume)", file=sys.stderr)
-        return 130
+        return 128 + (counts["stop_signal"] or signal.SIGINT)
     if counts["failed"]:
         print(f"netsim: {counts['failed']} of {counts['points']} points failed (their errors are in "
               f"{counts['results']}; a rerun retries them)", file=sys.stderr)
@@ -399,26 +414,44 @@ def cmd_sweep(args, console: Console) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
-def common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same inputs and seed, same results)")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--json", action="store_true", help="print summary.json to stdout")
-    parser.add_argument("--out", help="output folder (default ./netsim-out/<name>)")
+COMMON_DEFAULTS = {"set": [], "seed": 0, "quiet": False, "json": False, "out": None}
+
+
+def common(parser: argparse.ArgumentParser, *options: str) -> None:
+    """Add the shared options a command uses (all of COMMON_DEFAULTS' when none are named): a command
+    takes no option it would ignore; the others read as their defaults."""
+    chosen = options or tuple(COMMON_DEFAULTS)
+    helps = {
+        "set": "override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)",
+        "seed": "random seed (same inputs and seed, same results)",
+        "quiet": "print nothing but errors",
+        "json": "print the result as JSON on stdout",
+        "out": "output folder (default ./netsim-out/<name>)",
+    }
+    for name in chosen:
+        flag = f"--{name}"
+        if name == "set":
+            parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=helps[name])
+        elif name == "seed":
+            parser.add_argument(flag, type=int, default=0, help=helps[name])
+        elif name in ("quiet", "json"):
+            parser.add_argument(flag, action="store_true", help=helps[name])
+        else:
+            parser.add_argument(flag, help=helps[name])
+    parser.set_defaults(**{name: value for name, value in COMMON_DEFAULTS.items() if name not in chosen})
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser whose errors raise ConfigError (one line, no usage text): for command lines netsim
-    builds itself, such as a sweep point's, where usage text on stderr would help nobody."""
+    """A parser whose errors raise ConfigError: one line naming the option and what it expects, and
+    where the usage is, instead of argparse's usage text."""
 
     def error(self, message: str):
-        raise ConfigError(f"{self.prog}: {message}")
+        raise ConfigError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The `netsim` command line; its subcommands' parsers are of `parser_class` too."""
-    parser = parser_class(prog="netsim", description="Packet-level network simulation for distributed training.")
+def build_parser() -> argparse.ArgumentParser:
+    """The `netsim` command line (its errors are one line: OneLineParser)."""
+    parser = OneLineParser(prog="netsim", description="Packet-level network simulation for distributed training.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="simulate training iterations of a workload")
@@ -457,21 +490,21 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
 
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
-    common(topo)
+    common(topo, "set", "json")
     topo.set_defaults(handler=cmd_topo)
 
     rep = commands.add_parser("report", help="summarise a run's output folder")
     rep.add_argument("dir")
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
     rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
-    common(rep)
+    common(rep, "quiet", "json")
     rep.set_defaults(handler=cmd_report)
 
     sweep = commands.add_parser("sweep", help="run a study: a grid of scenarios, in parallel, resumable")
     sweep.add_argument("study", help="study TOML (base scenario, [grid] and [zip] lists; see README)")
     sweep.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
     sweep.add_argument("--scheduler", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs netsim[dask])")
-    common(sweep)
+    common(sweep, "quiet", "json")
     sweep.set_defaults(handler=cmd_sweep)
 
     work = commands.add_parser("workload", help="workload tools")
@@ -485,15 +518,15 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     gen.add_argument("--peak-tflops", type=float, default=312.0, help="roofline peak (default 312)")
     gen.add_argument("--memory-bandwidth", default="2039GB/s", help="roofline memory bandwidth (default 2039GB/s)")
     gen.add_argument("--bytes-per-element", type=int, default=2, help="default 2")
-    common(gen)
+    common(gen, "quiet", "out")
     gen.set_defaults(handler=cmd_workload_gen)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    console = Console(stderr=args.json, quiet=args.quiet)
     try:
+        args = build_parser().parse_args(argv)
+        console = Console(stderr=args.json, quiet=args.quiet)
         return args.handler(args, console) or 0
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
@@ -501,6 +534,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("netsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
     top = build(NetworkFile, table, source)
     topology_table = dict(top.topology)
     kind = topology_table.pop("kind", None)
-    if kind not in TOPOLOGY_KINDS:
+    if not isinstance(kind, str) or kind not in TOPOLOGY_KINDS:
         hint = choice(*TOPOLOGY_KINDS)
         try:
             hint(kind)
@@ -94,6 +94,9 @@ def load_network(name_or_path: str | Path, overrides: list[tuple[list[str], Any]
         apply_override(table, key_path, value)
         source.overridden.add(".".join(key_path))
     if backend is not None:
+        chosen = [value for key_path, value in overrides if list(key_path) == ["backend"]]
+        if chosen and chosen[-1] != backend:
+            raise ConfigError(f"--backend {backend} and --set backend={chosen[-1]} disagree: give the backend once")
         table["backend"] = backend
     stem = path.name.rsplit(".", 1)[0]
     return parse_network_table(table, source, stem)

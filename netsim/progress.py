@@ -133,6 +133,7 @@ class RunMonitor:
     def __init__(self, title: str = "netsim", view=None, tracker: Tracker | None = None):
         self.view = view or NullView()
         self.interrupted = False
+        self.stop_signal = None  # the signal that stopped the run (netsim.progress.interruptible)
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
@@ -174,25 +175,32 @@ class RunMonitor:
                         network.in_flight(), busiest)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def interruptible(monitor):
-    """While inside: the first Ctrl-C sets `monitor.interrupted` (the run stops at its next check and
-    reports what it simulated); a second one raises KeyboardInterrupt as usual."""
+    """While inside: the first Ctrl-C (SIGINT) or SIGTERM sets `monitor.interrupted` and
+    `monitor.stop_signal` (the run stops at its next check and reports what it simulated; the
+    command exits 128 + the signal's number); a second one raises KeyboardInterrupt as usual."""
 
     def handler(signum, frame):
         if monitor.interrupted:
             raise KeyboardInterrupt
         monitor.interrupted = True
+        monitor.stop_signal = signum
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGINT, handler)
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread (e.g. a worker): no handler to install
-        previous = None
+        pass
     try:
         yield monitor
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler_before in previous.items():
+            signal.signal(signum, handler_before)
 
 
 @contextmanager

@@ -13,8 +13,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from netsim.config import read_text
-from netsim.errors import ConfigError
 from netsim.units import format_time
 
 
@@ -142,27 +140,3 @@ def interval_utilization(timeseries: pd.DataFrame) -> pd.DataFrame:
     span = grouped["time_ns"].diff()
     frame["utilization"] = (grouped["busy_time_ns"].diff() / span).where(span > 0)
     return frame.dropna(subset=["utilization"])[["time_ns", "link_id", "utilization"]]
-
-
-def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """Read a run's output folder back: summary.json and its CSV tables."""
-    summary_path = out_dir / "summary.json"
-    if not summary_path.is_file():
-        raise ConfigError(f"{out_dir}: not a netsim output folder (no summary.json)")
-    try:
-        summary = json.loads(read_text(summary_path))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{summary_path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(summary, dict):
-        raise ConfigError(f"{summary_path}: expected a JSON object")
-    return summary, {path.stem: read_table(path) for path in sorted(out_dir.glob("*.csv"))}
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """One CSV of an output folder; a table with no rows and no columns (e.g. no phases) reads as empty."""
-    try:
-        return pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        return pd.DataFrame()
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None

@@ -1,7 +1,7 @@
 """Wire workload -> system -> network for one run. With cli.py, the only module that imports all three layers.
 
 Each entry point returns a `RunResult`: the `summary` dict (summary.json) and named tables
-(each written as NAME.csv). `write_outputs` writes them into one output folder.
+(each written as NAME.csv; netsim.outputs writes them into one output folder).
 
 A run takes an optional `RunMonitor` (netsim.progress): it shows progress, samples link counters
 (link_timeseries.csv) and stops the run on Ctrl-C; a stopped run still returns its result, with
@@ -210,6 +210,8 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
     topology = network_cfg.build_topology()
+    if topology.npus < 2:
+        raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
     functional = None
@@ -275,12 +277,3 @@ def collective_phases(records: list) -> pd.DataFrame:
              "network_delay_ns": p.network_delay_ns, "finished_at_ns": p.finished_at}
             for record in records for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)]
     return pd.DataFrame(rows, columns=list(COLLECTIVE_PHASE_COLUMNS)).astype({"dim": "Int64", "finished_at_ns": float})
-
-
-def write_outputs(result: RunResult, out_dir: Path) -> Path:
-    """Write summary.json and every table as CSV into `out_dir` (created if needed)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "summary.json").write_text(report.to_json(result.summary) + "\n")
-    for name, frame in result.tables.items():
-        frame.to_csv(out_dir / f"{name}.csv", index=False)
-    return out_dir

@@ -82,3 +82,15 @@ def test_synth_reports_loads_and_latency(tmp_path):
     assert 0.05 < s["accepted_load"] < 0.15  # below saturation the network accepts what is offered
     missing = netsim("synth", "--pattern", "uniform", cwd=tmp_path)
     assert missing.returncode == 2 and "--rate" in missing.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """`netsim synth ... --json | head -8`: the reader has gone when netsim writes."""
+    process = subprocess.Popen([*netsim_command(), "synth", "--network", "torus-8x8-noc", "--pattern", "uniform",
+                                "--rate", "0.1", "--cycles", "300", "--json", "--out", str(tmp_path / "o")],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # as a reader that has taken what it wanted
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    assert process.returncode == 141 and (tmp_path / "o" / "summary.json").is_file()

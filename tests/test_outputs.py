@@ -141,3 +141,44 @@ def test_exposed_communication_never_exceeds_the_communication_and_updates_are_t
     s = result.summary
     blocked = e2e[[c for c in e2e.columns if "_exposed_" in c]].to_numpy().sum()
     assert s["exposed_comm_time_ns"] == pytest.approx(blocked)  # ASTRA-sim's figure: collective and update
+
+
+def test_a_full_disk_leaves_no_table_cut_mid_row_beside_a_summary(tmp_path, monkeypatch):
+    """Tables go to temporary files renamed into place, summary.json last: a write that fails leaves
+    a folder `netsim report` refuses, not a cut CSV beside "partial": false."""
+    import errno
+
+    from netsim import outputs
+    from netsim.errors import ConfigError
+
+    result = run_collective(load_network("ring-8"), load_system("default"), "all-reduce", 4096)
+    out = tmp_path / "o"
+    outputs.write_outputs(dict(result.summary), result.tables, out)  # an earlier, whole run in the folder
+    real_atomic = outputs._atomic
+
+    def full_disk(path, text):
+        if path.name == "links.csv":
+            real_atomic(path.with_name("scratch"), text[: len(text) // 2])  # the disk took half
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real_atomic(path, text)
+
+    monkeypatch.setattr(outputs, "_atomic", full_disk)
+    with pytest.raises(ConfigError, match=r"links.csv: cannot write the output folder .* \(No space left on device\)"):
+        outputs.write_outputs(dict(result.summary), result.tables, out)
+    assert not (out / "summary.json").exists() and not list(out.glob(".*.tmp"))
+    with pytest.raises(ConfigError, match="not a netsim output folder"):
+        outputs.load_output(out)
+
+
+def test_names_from_config_files_stay_one_folder_under_netsim_out(tmp_path):
+    """A network named "../../escaped" placed the output folder outside the working directory."""
+    net = tmp_path / "net.toml"
+    net.write_text('name = "../../escaped"\n[topology]\nkind = "torus"\ndims = [4]\nbandwidth = "50GB/s"\n'
+                   'latency = "500ns"\n')
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    shown = netsim("collective", "all-reduce", "--size", "1KiB", "--network", str(net), "--quiet", cwd=work)
+    assert shown.returncode == 0, shown.stderr
+    (folder,) = (work / "netsim-out").iterdir()
+    assert folder.name == "all-reduce-1024B-.._.._escaped" and (folder / "summary.json").is_file()
+    assert not (tmp_path / "escaped").exists()

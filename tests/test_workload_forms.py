@@ -77,7 +77,8 @@ def test_toml_workload_with_gemm_and_times(tmp_path):
     (('fwd-compute = "2us"', 'fwd-compute = "2 parsecs"'), r"w.toml:16: layer 1 key 'fwd-compute'"),
     (('wg-comm-size = 65536', 'wg-comm-sise = 65536'), r"w.toml:19: layer 1 key 'wg-comm-sise': unknown key "
                                                        r"\(did you mean 'wg-comm-size'\?\)"),
-    (('loop = "DATA"', 'lop = "DATA"'), r"key 'workload.loop'"),
+    (('loop = "DATA"', 'lop = "DATA"'), r"key 'workload.lop': unknown key .*did you mean 'loop'"),
+    (('loop = "DATA"', 'name = 5'), r"key 'workload.loop': expected the training loop's name"),
     (('bucket-size = "1MiB"', 'bucket-size = "lots"'), r"w.toml:5: key 'options.bucket-size'"),
     (("[[layer]]\nname = \"a\"", "[[layer]]\nname = \"a\"\nfwd-comm = \"broadcastx\""),
      r"w.toml:11: layer 0 key 'fwd-comm': expected one of"),
