@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+import netsim
 from netsim import report
 from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
                            settings_of, toml_key)
@@ -142,6 +143,9 @@ def print_run(console: Console, result) -> None:
 
 
 def print_collective(console: Console, result) -> None:
+    if "sizes" in result.tables:
+        print_collective_sizes(console, result)
+        return
     s = result.summary
     table = Table(title=f"netsim collective: {s['collective']} of {format_size(s['size_bytes'])} on "
                         f"{s['network']['name']} ({s['backend']})")
@@ -161,6 +165,23 @@ def print_collective(console: Console, result) -> None:
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
     print_links(console, result.tables["links"])
+
+
+def print_collective_sizes(console: Console, result) -> None:
+    """A --size range: one row per size, as nccl-tests prints it."""
+    s = result.summary
+    table = Table(title=f"netsim collective: {s['collective']} on {s['network']['name']} ({s['backend']}), "
+                        f"{s['npus']} NPUs")
+    for column in ("size", "time", "algbw (GB/s)", "busbw (GB/s)", "max link util."):
+        table.add_column(column, justify="right")
+    for row in result.tables["sizes"].itertuples():
+        finished = not row.partial
+        table.add_row(format_size(row.size_bytes), format_time(row.collective_time_ns) if finished else "unfinished",
+                      f"{row.algbw_GBps:.3f}" if finished else "n/a", f"{row.busbw_GBps:.3f}" if finished else "n/a",
+                      f"{row.max_link_utilization:.3f}")
+    if s["partial"] or s["sizes"] < s["sizes_planned"]:
+        table.add_row("PARTIAL", f"{s['sizes']} of {s['sizes_planned']} sizes", "", "", "")
+    console.print(table)
 
 
 def print_links(console: Console, links, top: int = 5) -> None:
@@ -201,18 +222,35 @@ def scenario_run(args, monitor):
     return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
 
+def collective_sizes(kind: str, size: str | None) -> list[int]:
+    """--size as a list of sizes: one ('64MiB'), or a range 'FROM:TO' stepping x2 ('FROM:TO:F', xF),
+    as nccl-tests' -b/-e/-f. A barrier has one size, 0."""
+    if kind == "barrier":
+        return [0]
+    if size is None:
+        raise ConfigError(f"--size is required for {kind}, e.g. --size 64MiB (or a range 1KiB:1GiB)")
+    parts = size.split(":")
+    if len(parts) > 3:
+        raise ConfigError(f"--size {size}: expected SIZE, FROM:TO or FROM:TO:FACTOR, e.g. 1KiB:1GiB")
+    low = option("--size", parse_size, parts[0])
+    high = option("--size", parse_size, parts[1]) if len(parts) > 1 else low
+    factor = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 2 if len(parts) < 3 else 0
+    if low < 1 or high < low or factor < 2:
+        raise ConfigError(f"--size {size}: expected sizes of at least 1 byte, FROM <= TO and a FACTOR >= 2")
+    sizes = [low]
+    while sizes[-1] * factor <= high:
+        sizes.append(sizes[-1] * factor)
+    return sizes
+
+
 def scenario_collective(args, monitor):
-    from netsim.runner import run_collective
+    """One collective, or one per size of a --size range (the sizes table, nccl-tests style)."""
+    import pandas as pd
+
+    from netsim.runner import RunResult, run_collective
     from system import load_system
 
-    if args.kind == "barrier":
-        nbytes = 0
-    elif args.size is None:
-        raise ConfigError(f"--size is required for {args.kind}, e.g. --size 64MiB")
-    else:
-        nbytes = option("--size", parse_size, args.size)
-        if nbytes < 1:
-            raise ConfigError("--size: expected at least 1 byte")
+    sizes = collective_sizes(args.kind, args.size)
     network_overrides, system_overrides = split_overrides(args.set)
     if args.algorithm:
         if args.kind not in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
@@ -221,8 +259,31 @@ def scenario_collective(args, monitor):
         system_overrides.append(([f"{args.kind}-implementation"], args.algorithm))
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
-    monitor.title = f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} ({network.backend})"
-    return run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify, monitor=monitor)
+    results = []
+    for nbytes in sizes:
+        monitor.restart(f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} "
+                        f"({network.backend})" + (f", size {len(results) + 1} of {len(sizes)}" if len(sizes) > 1
+                                                  else ""), None)
+        results.append(run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify,
+                                      monitor=monitor))
+        if monitor.interrupted:
+            break
+    if len(sizes) == 1:
+        return results[0]
+    rows = [{key: result.summary[key] for key in SIZES_COLUMNS} for result in results]
+    last = results[-1].summary
+    name = f"{args.kind}-{sizes[0]}B-{sizes[-1]}B-{network.name}"
+    summary = {"name": name, "collective": args.kind, "npus": last["npus"], "sizes": len(results),
+               "sizes_planned": len(sizes), **{key: last[key] for key in ("backend", "seed", "network", "system")},
+               "partial": bool(last["partial"]), "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
+               "events": sum(r.summary["events"] for r in results),
+               "max_link_utilization": max(r.summary["max_link_utilization"] for r in results),
+               "warnings": sorted({w for r in results for w in r.summary["warnings"]})}
+    return RunResult(name, summary, {"sizes": pd.DataFrame(rows, columns=list(SIZES_COLUMNS))})
+
+
+SIZES_COLUMNS = ("size_bytes", "collective_time_ns", "algbw_GBps", "busbw_GBps", "max_link_utilization",
+                 "bytes_sent_total", "npus_finished", "partial")
 
 
 def scenario_synth(args, monitor):
@@ -271,11 +332,14 @@ def scenario_synth(args, monitor):
             summary = run.summary(run.network.clock.now_cycle())
             partial = True
         monitor.finish(run.network)
-        tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}
+        tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame(),
+                  "packet_latency": pd.DataFrame(sorted(run.measured_stats.histogram.items()),
+                                                 columns=["latency_cycles", "packets"])}
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
-               "backend": "garnet", "partial": partial, "seed": args.seed,
-               "network": {"name": network.name, "path": network.path, "config": network.table}}
+               "backend": "garnet", "partial": partial, "seed": args.seed, "cycle_ns": 1.0 / network.garnet.clock_ghz,
+               "network": {"name": network.name, "path": network.path,
+                           "topology": network.build_topology().summary(), "config": network.table}}
     return RunResult(name, summary, tables)
 
 
@@ -342,11 +406,107 @@ def cmd_topo(args, console: Console) -> None:
     console.print(table)
 
 
+def bundled_configs() -> dict[str, dict[str, str]]:
+    """Every bundled network, system and workload, by name, with a line on what it is."""
+    from netsim.bundled import bundled_names
+    from netsim.network_config import NETWORK_SUFFIXES
+    from system import load_system
+    from system.config import SYSTEM_SUFFIXES
+    from workload import WORKLOAD_SUFFIXES, load_workload
+
+    forms = {".toml": "netsim TOML", ".txt": "ASTRA-sim legacy text", ".json": "ASTRA-sim 2.x JSON"}
+    networks = {}
+    for name in bundled_names("topologies", NETWORK_SUFFIXES):
+        network = load_network(name)
+        networks[name] = f"{network.table.get('description') or network.topology_kind} ({network.backend})"
+    systems = {}
+    for name, path in bundled_names("system.configs", SYSTEM_SUFFIXES).items():
+        config = load_system(name)
+        algorithms = config.all_reduce[0] if len(set(config.all_reduce)) == 1 else " / ".join(config.all_reduce)
+        systems[name] = (f"all-reduce {algorithms}, {config.preferred_dataset_splits} chunks, "
+                         f"{config.scheduling_policy} ({forms[path.suffix]})")
+    workloads = {}
+    for name in bundled_names("workload.data", WORKLOAD_SUFFIXES):
+        workload = load_workload(name)
+        count = len(workload.layers)
+        workloads[name] = f"{workload.parallelism} loop, {count} layer{'s' if count > 1 else ''} (ASTRA-sim sample)"
+    return {"networks": networks, "systems": systems, "workloads": workloads}
+
+
+def cmd_list(args, console: Console) -> None:
+    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload."""
+    configs = bundled_configs()
+    if args.json:
+        print(json.dumps(configs, indent=2))
+        return
+    for kind, entries in configs.items():
+        table = Table(title=f"bundled {kind} (--{kind[:-1]} NAME)")
+        table.add_column("name")
+        table.add_column("what it is")
+        for name, text in entries.items():
+            table.add_row(name, text)
+        console.print(table)
+
+
+def print_study(console: Console, frame, varied: list[str], metric: str, limit: int = 40) -> None:
+    """A study's results as a table: its varied parameters, status and headline metric (the first
+    `limit` points; the CSV has them all)."""
+    table = Table(title=f"{len(frame)} points: {metric}")
+    for column in ("point", *varied, "status", metric):
+        table.add_column(column, justify="right")
+    for row in frame.head(limit).to_dict("records"):
+        value = row.get(metric)
+        if row["status"] != "ok":
+            shown = row["error"][:60]
+        elif metric.endswith("_ns") and isinstance(value, (int, float)):
+            shown = format_time(value)
+        else:
+            shown = f"{value:,.4g}" if isinstance(value, float) else str(value)
+        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown)
+    if len(frame) > limit:
+        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV")
+    console.print(table)
+
+
+def report_study(args, console: Console, path: Path) -> None:
+    """`netsim report` of a sweep's results: a flat CSV beside them, a table, and with --plot the
+    headline metric against the varied parameters."""
+    from netsim.outputs import write_table
+    from netsim.sweep import headline_metric, results_frame, study_results, varied_keys
+
+    results = study_results(path)
+    frame = results_frame(results)
+    if frame.empty:
+        raise ConfigError(f"{results}: no points in these results yet")
+    varied = varied_keys(results)
+    metric = headline_metric(frame, args.metric)
+    csv = results.with_name(results.name.removesuffix(".jsonl") + ".csv")
+    write_table(frame, csv)
+    written = [csv]
+    if args.plot:
+        from netsim.plots import write_study_plot
+
+        written.append(write_study_plot(frame, varied, metric, csv.with_suffix(".png")))
+    if args.json:
+        print(frame.to_json(orient="records", indent=2))
+        return
+    print_study(console, frame, varied, metric)
+    for path_written in written:
+        console.print(f"[dim]wrote {path_written}[/dim]")
+
+
 def cmd_report(args, console: Console) -> None:
     """A run's folder as a terminal report: summary, per-dimension utilization, busiest links and
-    most congested ports; with --plot, PNGs beside the CSVs."""
+    most congested ports; with --plot, PNGs beside the CSVs. A sweep's results (the .jsonl file, or
+    a study's folder) get report_study."""
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
+    if out_dir.suffix == ".jsonl" or (out_dir.is_dir() and not (out_dir / "summary.json").exists()
+                                      and any(out_dir.glob("*.results.jsonl"))):
+        report_study(args, console, out_dir)
+        return
+    if args.metric is not None:
+        raise ConfigError("--metric applies to a sweep's results (a .results.jsonl file or its folder)")
     from netsim.outputs import load_output
 
     summary, tables = load_output(out_dir)
@@ -389,8 +549,9 @@ def print_ports(console: Console, links, top: int) -> None:
 
 
 def cmd_sweep(args, console: Console) -> int:
-    """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes."""
-    from netsim.sweep import load_study, run_study
+    """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes;
+    then print the results table."""
+    from netsim.sweep import headline_metric, load_study, results_frame, run_study, varied_keys
 
     study = load_study(Path(args.study))
     jobs = None if args.jobs is None else option("--jobs", positive_int, args.jobs)
@@ -401,8 +562,12 @@ def cmd_sweep(args, console: Console) -> int:
     if args.json:
         print(json.dumps(counts, indent=2))
     elif not args.quiet:
+        frame = results_frame(study.results)
+        if not frame.empty and frame["status"].eq("ok").any():
+            print_study(console, frame, varied_keys(study.results), headline_metric(frame))
         console.print(f"{counts['points']} points: {counts['skipped']} already done, {counts['ok']} ok, "
-                      f"{counts['failed']} failed; results in {counts['results']}")
+                      f"{counts['failed']} failed; results in {counts['results']} "
+                      f"(netsim report {counts['results']} --plot: a CSV and a plot)")
     if counts["interrupted"]:
         print(f"netsim: interrupted; finished points are in {counts['results']} (rerun to resume)", file=sys.stderr)
         return 128 + (counts["stop_signal"] or signal.SIGINT)
@@ -452,6 +617,7 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The `netsim` command line (its errors are one line: OneLineParser)."""
     parser = OneLineParser(prog="netsim", description="Packet-level network simulation for distributed training.")
+    parser.add_argument("--version", action="version", version=f"netsim {netsim.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="simulate training iterations of a workload")
@@ -466,7 +632,8 @@ def build_parser() -> argparse.ArgumentParser:
     coll = commands.add_parser("collective", help="time one collective on every NPU")
     coll.add_argument("kind", choices=COLLECTIVES)
     coll.add_argument("--size", help="bytes per NPU, e.g. 64MiB (all-gather and gather: each NPU's shard; "
-                                     "barrier: none)")
+                                     "barrier: none), or a range FROM:TO[:FACTOR] run size by size, x2 by "
+                                     "default (e.g. 1KiB:1GiB; writes sizes.csv)")
     coll.add_argument("--network", default=DEFAULT_NETWORK)
     coll.add_argument("--system", default=DEFAULT_SYSTEM)
     coll.add_argument("--algorithm", help="algorithm per dimension, e.g. ring or ring_ring")
@@ -488,15 +655,21 @@ def build_parser() -> argparse.ArgumentParser:
     common(synth)
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 
+    listing = commands.add_parser("list", help="the bundled networks, systems and workloads, with descriptions")
+    common(listing, "json")
+    listing.set_defaults(handler=cmd_list)
+
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
     common(topo, "set", "json")
     topo.set_defaults(handler=cmd_topo)
 
-    rep = commands.add_parser("report", help="summarise a run's output folder")
-    rep.add_argument("dir")
+    rep = commands.add_parser("report", help="summarise a run's output folder, or a sweep's results")
+    rep.add_argument("dir", help="a run's output folder, a sweep's STUDY.results.jsonl, or the study's folder")
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
     rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
+    rep.add_argument("--metric", help="for a sweep's results: the metric to tabulate and plot (default: the "
+                                      "collective, iteration or latency time the points measured)")
     common(rep, "quiet", "json")
     rep.set_defaults(handler=cmd_report)
 

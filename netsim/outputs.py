@@ -73,6 +73,14 @@ def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path)
     return out_dir
 
 
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """One CSV written whole or not at all (a one-line error when it cannot be written)."""
+    try:
+        _atomic(path, frame.to_csv(index=False))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
 def _atomic(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder and a rename."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

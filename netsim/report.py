@@ -134,9 +134,10 @@ def congested_ports(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
 
 def interval_utilization(timeseries: pd.DataFrame) -> pd.DataFrame:
     """From link_timeseries.csv's cumulative counters: per link and sampling interval, the
-    utilization (busy time / interval) at the interval's end `time_ns`."""
+    utilization (busy time / interval) of the interval from `start_ns` to `time_ns`."""
     frame = timeseries.sort_values(["link_id", "time_ns"]).copy()
     grouped = frame.groupby("link_id")
     span = grouped["time_ns"].diff()
+    frame["start_ns"] = frame["time_ns"] - span
     frame["utilization"] = (grouped["busy_time_ns"].diff() / span).where(span > 0)
-    return frame.dropna(subset=["utilization"])[["time_ns", "link_id", "utilization"]]
+    return frame.dropna(subset=["utilization"])[["start_ns", "time_ns", "link_id", "utilization"]]

@@ -59,6 +59,8 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
         "network": {"name": network_cfg.name, "path": network_cfg.path, "topology": network.topology.summary(),
                     "config": network_cfg.table},
     }
+    if any(column.endswith("_cycles") for table in tables.values() for column in table.columns):
+        summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary

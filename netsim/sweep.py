@@ -442,6 +442,42 @@ def results_frame(path: Path):
     return pd.DataFrame(rows).sort_values("point").reset_index(drop=True) if rows else pd.DataFrame()
 
 
+# the metric a study report shows first, by what the points measured (the first found)
+HEADLINE_METRICS = ("collective_time_ns", "end_to_end_time_ns", "saturation_load", "avg_packet_latency_cycles")
+
+
+def varied_keys(path: Path) -> list[str]:
+    """The parameters a results file's points vary, in the order the study lists them."""
+    keys: dict[str, None] = {}
+    for record in sorted(read_results(path).values(), key=lambda r: r["point"]):
+        keys.update(dict.fromkeys(record["params"]))
+    return list(keys)
+
+
+def headline_metric(frame, metric: str | None = None) -> str:
+    """`metric` (checked to be a column of the results) or the first of HEADLINE_METRICS there."""
+    if metric is not None:
+        if metric not in frame.columns:
+            numeric = [c for c in frame.columns if c not in ("point", "seed") and frame[c].dtype.kind in "if"]
+            raise ConfigError(f"--metric {metric}: not in these results (numbers there: {', '.join(numeric)})")
+        return metric
+    found = [name for name in HEADLINE_METRICS if name in frame.columns]
+    if not found:
+        raise ConfigError("no finished point in these results to report on")
+    return found[0]
+
+
+def study_results(path: Path) -> Path:
+    """The results file of `path`: the file itself, or the one *.results.jsonl in a study's folder."""
+    if path.is_dir():
+        found = sorted(path.glob("*.results.jsonl"))
+        if len(found) != 1:
+            what = "no" if not found else f"{len(found)}"
+            raise ConfigError(f"{path}: {what} *.results.jsonl files here; name the one to report on")
+        return found[0]
+    return path
+
+
 def study_arguments(description: str, default_out: str, quick_help: str) -> argparse.ArgumentParser:
     """The command line every study script shares: --quick, --out (results folder) and --jobs."""
     parser = argparse.ArgumentParser(description=description)

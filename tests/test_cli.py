@@ -94,3 +94,52 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     process.wait(timeout=60)
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
     assert process.returncode == 141 and (tmp_path / "o" / "summary.json").is_file()
+
+
+def test_version_and_list_name_every_bundled_config(tmp_path):
+    from importlib.metadata import version
+    from pathlib import Path
+
+    shown = netsim("--version", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.strip() == f"netsim {version('netsim')}"
+    listed = json.loads(netsim("list", "--json", cwd=tmp_path).stdout)
+    assert "torus-8x8-noc" in listed["networks"] and "default" in listed["systems"]
+    assert "Resnet50_DataParallel" in listed["workloads"]
+    assert all(text for entries in listed.values() for text in entries.values())
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    for entries in listed.values():
+        for name in entries:
+            assert f"`{name}`" in readme, f"README's bundled list misses {name}"
+
+
+def test_a_size_range_runs_every_size_into_one_table_and_csv(tmp_path):
+    shown = netsim("collective", "all-reduce", "--size", "1KiB:1MiB:4", "--network", "ring-8", "--out",
+                   str(tmp_path / "r"), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    sizes = pd.read_csv(tmp_path / "r" / "sizes.csv")
+    assert list(sizes["size_bytes"]) == [1024, 4096, 16384, 65536, 262144, 1048576]
+    assert (sizes["busbw_GBps"].diff().dropna() > 0).all()  # bus bandwidth grows with size on an idle ring
+    for text in ("1KiB", "1MiB", "algbw (GB/s)", "busbw (GB/s)"):
+        assert text in shown.stdout
+    single = json.loads(netsim("collective", "all-reduce", "--size", "16KiB", "--network", "ring-8", "--json",
+                               "--out", str(tmp_path / "s"), cwd=tmp_path).stdout)
+    assert single["busbw_GBps"] == pytest.approx(sizes.loc[2, "busbw_GBps"])
+
+
+def test_a_sweep_prints_its_table_and_report_makes_a_csv_and_a_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    study = tmp_path / "bw.toml"
+    study.write_text('[base]\ncommand = "collective"\nkind = "all-reduce"\nnetwork = "ring-8"\n[grid]\n'
+                     'size = ["1KiB", "64KiB"]\nalgorithm = ["ring", "direct"]\n')
+    swept = netsim("sweep", str(study), "--jobs", "1", cwd=tmp_path)
+    assert swept.returncode == 0, swept.stderr
+    assert "4 points: collective_time_ns" in swept.stdout and "64KiB" in swept.stdout
+    shown = netsim("report", str(tmp_path), "--plot", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    table = pd.read_csv(tmp_path / "bw.results.csv")
+    assert list(table["algorithm"]) == ["ring", "direct", "ring", "direct"] and (table["status"] == "ok").all()
+    assert (tmp_path / "bw.results.png").read_bytes()[:4] == b"\x89PNG"
+    busbw = netsim("report", str(tmp_path / "bw.results.jsonl"), "--metric", "busbw_GBps", cwd=tmp_path)
+    assert busbw.returncode == 0 and "busbw_GBps" in busbw.stdout
+    wrong = netsim("report", str(tmp_path), "--metric", "speed", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--metric speed: not in these results" in wrong.stderr
