@@ -606,6 +606,35 @@ def common(parser: argparse.ArgumentParser, *options: str) -> None:
     parser.set_defaults(**{name: value for name, value in COMMON_DEFAULTS.items() if name not in chosen})
 
 
+POSITIONAL = {"collective": ("kind",)}  # options given by position, per command
+
+
+def command_line(params: dict, parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """The netsim command line that `params` stand for: `command`, then each option of that command
+    by its name (`size`, `backend`, `packet-flits`, ...), and any other key as --set KEY=VALUE (a
+    network, system or `workload.` key). Sweep points and the Python API run their scenarios so."""
+    params = dict(params)
+    command = params.pop("command")
+    parser = parser or build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
+    options = {action.dest: action for action in sub._actions if action.option_strings}
+    argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
+    for key, value in params.items():
+        action = options.get(key.replace("-", "_"))
+        if action is None or action.dest in ("help", "set", "seed", "out", "json", "quiet"):
+            argv += set_option(key, value)
+        elif isinstance(value, bool):
+            argv += [action.option_strings[0]] if value else []
+        else:
+            argv += [action.option_strings[0], str(value)]
+    return argv
+
+
+def set_option(key: str, value) -> list[str]:
+    """--set KEY=VALUE for a config key and a Python value (numbers, booleans, lists as TOML reads them)."""
+    return ["--set", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A parser whose errors raise ConfigError: one line naming the option and what it expects, and
     where the usage is, instead of argparse's usage text."""

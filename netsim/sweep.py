@@ -54,7 +54,6 @@ from netsim.report import finite
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
-POSITIONAL = {"collective": ("kind",)}
 LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
 RECORD = {"point": int, "key": str, "params": dict, "seed": int, "status": str}  # every record's keys
 
@@ -173,24 +172,9 @@ def expand(base: dict, grid: dict, zipped: dict, seed: int) -> Points:
 
 def point_argv(point: Point, parser=None) -> list[str]:
     """The command line a point stands for (`parser`: the netsim parser, built if not given)."""
-    from netsim.cli import build_parser
+    from netsim.cli import command_line
 
-    params = dict(point.params)
-    command = params.pop("command")
-    parser = parser or build_parser()
-    sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
-    options = {action.dest: action for action in sub._actions if action.option_strings}
-    argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
-    for key, value in params.items():
-        action = options.get(key.replace("-", "_"))
-        if action is None or action.dest in ("help", "set", "seed", "out", "json", "quiet"):
-            rendered = json.dumps(value) if not isinstance(value, str) else value
-            argv += ["--set", f"{key}={rendered}"]
-        elif isinstance(value, bool):
-            argv += [action.option_strings[0]] if value else []
-        else:
-            argv += [action.option_strings[0], str(value)]
-    return argv + ["--seed", str(point.seed), "--quiet"]
+    return command_line(point.params, parser) + ["--seed", str(point.seed), "--quiet"]
 
 
 def run_point(point: Point) -> dict:
