@@ -83,6 +83,9 @@ class NullView:
     def update(self, snapshot: Snapshot) -> None:
         pass
 
+    def note(self, text: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -97,6 +100,9 @@ class LineView:
 
     def update(self, snapshot: Snapshot) -> None:
         self.console.print(snapshot.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def note(self, text: str) -> None:
+        self.console.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         pass
@@ -113,6 +119,9 @@ class LiveView:
 
     def update(self, snapshot: Snapshot) -> None:
         self.live.update(snapshot.table(), refresh=True)
+
+    def note(self, text: str) -> None:
+        self.live.console.print(f"[yellow]warning:[/yellow] {text}", highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         self.live.stop()
@@ -134,6 +143,7 @@ class RunMonitor:
         self.view = view or NullView()
         self.interrupted = False
         self.stop_signal = None  # the signal that stopped the run (netsim.progress.interruptible)
+        self.notes: list[str] = []  # warnings given before or during the run (they go into the summary)
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
@@ -155,6 +165,11 @@ class RunMonitor:
             self.next_refresh = now + self.view.period
             self.view.update(self.snapshot(network))
         return False
+
+    def note(self, text: str) -> None:
+        """A warning for the user now (the view shows it at once) and in the run's summary."""
+        self.notes.append(text)
+        self.view.note(text)
 
     def finish(self, network) -> None:
         """After the run: the last sample; the view is closed by `watching`."""

@@ -18,6 +18,7 @@ import pandas as pd
 
 from netsim import report
 from netsim.backends import congestion_aware_backends, create_network
+from netsim.budget import Budget
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
@@ -37,7 +38,7 @@ class RunResult:
 
 
 def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
-                     seed: int, partial: bool, tables: dict) -> dict:
+                     seed: int, partial: bool, tables: dict, notes: list[str]) -> dict:
     """The summary's entries every simulation has: backend, cost, seed, configs and link loading."""
     links, series = tables["links"], tables.get("link_timeseries")
     peak, busiest = report.max_utilization(links)
@@ -49,7 +50,7 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
         "max_link_utilization": peak,
         "max_link_utilization_link": None if busiest is None else int(busiest["link_id"]),
         "peak_interval_link_utilization": interval_peak,
-        "warnings": [warning] if warning else [],
+        "warnings": [*notes, *([warning] if warning else [])],
         "backend": network.backend_name,
         "wall_time_s": wall,
         "events": network.events_so_far(),
@@ -64,6 +65,21 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary
+
+
+def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> Budget:
+    """What a run of `collectives` (kind, bytes per NPU; each in flight at once at worst) for
+    `passes` will hold and move (netsim.budget), from NPU 0's plan. Flit-hops are counted for a
+    backend with flits (its `flit_bytes`), one hop per byte sent: a lower bound on the work."""
+    npus = network.topology.npus
+    splits = system.config.preferred_dataset_splits
+    chunks = sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
+    flit_bytes = getattr(network, "flit_bytes", None)
+    flit_hops = 0.0
+    if flit_bytes:
+        per_pass = sum(system.planned_bytes(kind, nbytes) for kind, nbytes in collectives)
+        flit_hops = npus * passes * per_pass / flit_bytes
+    return Budget(npus, npus * len(collectives), chunks, flit_hops)
 
 
 def _check_finished(network, unfinished: list[int]) -> None:
@@ -131,6 +147,10 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     topology = network_cfg.build_topology()
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
+    comms = [(comm.kind, comm.nbytes) for layer in workload.layers
+             for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
+    for line in budget(network, systems[0], comms, passes).check(f"this run of {workload.name}"):
+        monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
 
     def mark_finished(run: NpuRun):
@@ -164,7 +184,7 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
         "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
         "slowest_npu": slowest,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
     }
@@ -216,6 +236,8 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
+    for line in budget(network, systems[0], [(kind, nbytes)], 1).check(f"this {kind}"):
+        monitor.note(line)
     functional = None
     if verify:
         from system.functional import MAX_ELEMENTS, Functional
@@ -250,7 +272,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         "busbw_GBps": None if algbw is None else algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
     }
     return RunResult(summary["name"], summary, tables)
 

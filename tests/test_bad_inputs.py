@@ -77,6 +77,13 @@ CASES = {
     "a study's results outside its folder": ({"s.toml": 'results = "../r.jsonl"\n' + STUDY}, ["sweep", "s.toml"],
                                              "expected a file name in the study's folder"),
     "--jobs beyond reason": ({"s.toml": STUDY}, ["sweep", "s.toml", "--jobs", "100000"], "at most"),
+    "a 100,000-NPU ring (memory quadratic in the NPUs)": (
+        {}, ["collective", "all-reduce", "--size", "1MiB", "--network", "ring-8", "--set", "topology.dims=[100000]"],
+        "this all-reduce would need about 373.5GiB of memory (100,000 NPUs"),
+    "a billion chunks": ({}, ["collective", "all-reduce", "--size", "64MiB", "--set",
+                              "preferred-dataset-splits=1000000000"], "67,108,864 chunks each), more than the"),
+    "a 100,000-NPU training run": ({}, ["run", "--set", "topology.dims=[100000]"],
+                                   "this run of Resnet50_DataParallel would need about"),
     "an unknown collective kind": ({}, ["collective", "bogus", "--size", "1KiB"], "argument kind: invalid choice"),
     "--rate not a number": ({}, ["synth", "--pattern", "uniform", "--rate", "abc"],
                             "argument --rate: invalid float value: 'abc' (see 'netsim synth --help')"),
