@@ -1,6 +1,7 @@
 """`netsim` end to end in a subprocess from a temporary directory, as a user runs it."""
 
 import json
+import re
 import subprocess
 
 import pandas as pd
@@ -143,3 +144,35 @@ def test_a_sweep_prints_its_table_and_report_makes_a_csv_and_a_plot(tmp_path):
     assert busbw.returncode == 0 and "busbw_GBps" in busbw.stdout
     wrong = netsim("report", str(tmp_path), "--metric", "speed", cwd=tmp_path)
     assert wrong.returncode == 2 and "--metric speed: not in these results" in wrong.stderr
+
+
+def readme_row(readme: str, label: str) -> list[str]:
+    """The backquoted names in README's output-table row for `label` (its first cell), in order."""
+    row = next(line for line in readme.splitlines() if line.startswith(f"| {label} |"))
+    return re.findall(r"`([^`]+)`", row.split("|", 2)[2])
+
+
+def test_readme_documents_every_column_in_file_order(tmp_path):
+    """Every CSV a run, collective, synth, size range and packet-backend run writes: each column in
+    README's row for that file, in the file's order."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    runs = {"r": ["run", "--network", "ring-8", "--workload", "microAllReduce", "--backend", "garnet"],
+            "c": ["collective", "broadcast", "--size", "16KiB", "--network", "ring-8", "--backend", "garnet"],
+            "s": ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate", "0.1", "--cycles", "300"],
+            "w": ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--sweep", "--cycles", "300"],
+            "z": ["collective", "all-reduce", "--size", "1KiB:4KiB", "--network", "ring-8"],
+            "a": ["run", "--network", "ring-8", "--workload", "microAllReduce"]}
+    for name, args in runs.items():
+        done = netsim(*args, "--out", str(tmp_path / name), "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    for csv in sorted(tmp_path.glob("*/*.csv")):
+        label = f"`{csv.name}`"
+        if csv.name == "detailed.csv":
+            label += " (`collective`)" if csv.parent.name == "c" else " (`run`)"
+        documented = readme_row(readme, label)
+        columns = list(pd.read_csv(csv, nrows=0).columns)
+        missing = [column for column in columns if column not in documented]
+        assert not missing, f"{csv.parent.name}/{csv.name}: README does not document {missing}"
+        assert [c for c in documented if c in columns] == columns, f"{csv.name}: README's order is not the file's"
