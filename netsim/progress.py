@@ -144,6 +144,7 @@ class RunMonitor:
         self.interrupted = False
         self.stop_signal = None  # the signal that stopped the run (netsim.progress.interruptible)
         self.notes: list[str] = []  # warnings given before or during the run (they go into the summary)
+        self.simulating = False  # until the first check: a stop before it has nothing to report
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
@@ -157,6 +158,7 @@ class RunMonitor:
         self.started = time.perf_counter()
 
     def check(self, network) -> bool:
+        self.simulating = True
         self.sampler.maybe_sample(network)
         if self.interrupted:
             return True
@@ -197,10 +199,12 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def interruptible(monitor):
     """While inside: the first Ctrl-C (SIGINT) or SIGTERM sets `monitor.interrupted` and
     `monitor.stop_signal` (the run stops at its next check and reports what it simulated; the
-    command exits 128 + the signal's number); a second one raises KeyboardInterrupt as usual."""
+    command exits 128 + the signal's number); a second one raises KeyboardInterrupt as usual, and
+    so does the first while the monitor is not `simulating` yet (building and issuing a large run
+    can take a while, and nothing is simulated to report)."""
 
     def handler(signum, frame):
-        if monitor.interrupted:
+        if monitor.interrupted or not getattr(monitor, "simulating", True):
             raise KeyboardInterrupt
         monitor.interrupted = True
         monitor.stop_signal = signum

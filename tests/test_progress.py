@@ -5,6 +5,7 @@ import json
 import re
 import signal
 import subprocess
+import time
 
 import pandas as pd
 import pytest
@@ -203,3 +204,21 @@ def test_ctrl_c_stops_a_very_long_synth_within_seconds(tmp_path):
         process.kill()
     assert process.returncode == 130
     assert json.loads((tmp_path / "s" / "summary.json").read_text())["partial"] is True
+
+
+def test_ctrl_c_while_a_large_run_is_being_set_up_stops_at_once(tmp_path):
+    """Issuing a collective on 4,000 NPUs takes seconds before the first simulated event; Ctrl-C
+    there was only noted, and acted on once the simulation had started (after the whole set-up)."""
+    out = tmp_path / "o"
+    process = subprocess.Popen([*netsim_command(), "collective", "all-reduce", "--size", "1MiB", "--network", "ring-8",
+                                "--set", "topology.dims=[4000]", "--out", str(out)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)  # building done, issuing under way (about 13 s of it)
+        process.send_signal(signal.SIGINT)
+        _stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert stderr.strip().endswith("netsim: interrupted")  # stopped in the set-up, not after it
+    assert not (out / "summary.json").exists()
