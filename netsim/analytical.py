@@ -41,8 +41,9 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
-        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []  # (start, end, bytes, links)
-        self._crossing_kept = 0  # length of _crossing after its last pruning
+        # (start, end of serialization, bytes, link ids) of messages that may still be crossing; kept
+        # once the counters are read during a run (a monitor samples them), else None: nothing kept
+        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] | None = None
 
     def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
@@ -71,14 +72,14 @@ class AnalyticalNetwork(Network):
         delay = 0.0
         if src != dst:
             latency, bandwidth, link_ids = self.route_cost(src, dst)
-            delay = latency + nbytes / bandwidth
+            serialization = nbytes / bandwidth
+            delay = latency + serialization
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes
                 self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
-            now = self.env.now
-            self._crossing.append((now, now + nbytes / bandwidth, nbytes, link_ids))
-            if len(self._crossing) > 2 * self._crossing_kept + 1024:
-                self._prune_crossing(now)
+            if self._crossing is not None:
+                now = self.env.now
+                self._crossing.append((now, now + serialization, nbytes, link_ids))
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 
@@ -86,16 +87,17 @@ class AnalyticalNetwork(Network):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
-    def _prune_crossing(self, now: float) -> None:
-        """Forget the messages that have finished crossing their links by `now`."""
-        self._crossing = [entry for entry in self._crossing if entry[1] > now]
-        self._crossing_kept = len(self._crossing)
+    def run(self, until: float | None = None, monitor=None) -> bool:
+        """Network.run; under a monitor (which samples the counters) messages still crossing are kept."""
+        if monitor is not None and self._crossing is None:
+            self._crossing = []
+        return super().run(until, monitor)
 
     def link_counters(self) -> tuple[list, list]:
         """Bytes and busy time per link up to now: the totals less what messages still crossing
-        have yet to serialize (see the module docstring)."""
+        have yet to serialize (see the module docstring); from this call on, crossing messages are kept."""
         now = self.env.now
-        self._prune_crossing(now)
+        self._crossing = [entry for entry in self._crossing or () if entry[1] > now]  # those still crossing
         link_bytes, busy = list(self.link_bytes), list(self.link_busy_ns)
         links = self.topology.links
         for start, end, nbytes, link_ids in self._crossing:
