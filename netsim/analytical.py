@@ -41,9 +41,9 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
-        # (start, end of serialization, bytes, link ids) of messages that may still be crossing; kept
-        # once the counters are read during a run (a monitor samples them), else None: nothing kept
-        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] | None = None
+        # (start, end of serialization, bytes, link ids) of messages still crossing at the next read
+        # of the counters (Network.next_counter_read): the only ones whose share must be left out
+        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
 
     def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
@@ -77,8 +77,8 @@ class AnalyticalNetwork(Network):
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes
                 self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
-            if self._crossing is not None:
-                now = self.env.now
+            now = self.env.now
+            if now + serialization > self.next_counter_read:
                 self._crossing.append((now, now + serialization, nbytes, link_ids))
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
@@ -87,17 +87,11 @@ class AnalyticalNetwork(Network):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
-    def run(self, until: float | None = None, monitor=None) -> bool:
-        """Network.run; under a monitor (which samples the counters) messages still crossing are kept."""
-        if monitor is not None and self._crossing is None:
-            self._crossing = []
-        return super().run(until, monitor)
-
     def link_counters(self) -> tuple[list, list]:
         """Bytes and busy time per link up to now: the totals less what messages still crossing
-        have yet to serialize (see the module docstring); from this call on, crossing messages are kept."""
+        have yet to serialize (see the module docstring)."""
         now = self.env.now
-        self._crossing = [entry for entry in self._crossing or () if entry[1] > now]  # those still crossing
+        self._crossing = [entry for entry in self._crossing if entry[1] > now]  # those still crossing
         link_bytes, busy = list(self.link_bytes), list(self.link_busy_ns)
         links = self.topology.links
         for start, end, nbytes, link_ids in self._crossing:

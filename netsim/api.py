@@ -147,6 +147,9 @@ class Network(ABC):
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
+        # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
+        # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
+        self.next_counter_read = math.inf
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]

@@ -53,7 +53,7 @@ def test_analytical_counters_sampled_mid_message_hold_only_what_has_crossed():
     at its send time); the final totals are the whole messages."""
     config = load_network("ring-8")
     network = AnalyticalNetwork(config.build_topology())
-    network.link_counters()  # a sampler's first sample: from now on messages are charged as they cross
+    network.next_counter_read = 250.0  # as a sampler sets it: the counters are read next at 250 ns
     nbytes = 50_000  # 1000 ns at 50 GB/s, then 500 ns of latency
     network.endpoint(0).send(2, nbytes, "m")
     network.endpoint(2).recv(0, nbytes, "m")
