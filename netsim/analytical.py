@@ -6,7 +6,10 @@ A message of n bytes from src to dst costs
     + switch latencies crossed + 2 x NIC latency of each dimension crossed
 
 and is delivered after exactly that long. Messages never interfere: a link carries any number at
-once. So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
+once. On ASTRA-sim's own network files a message between NPUs that differ in several dimensions
+is costed as ASTRA-sim's analytical backends cost it: as if it crossed only the highest (v1's JSON)
+or the lowest (2.x's YAML) of those dimensions (`cross_dimension_messages`; `route`, every link of
+the route, elsewhere). So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
 A link's bytes and busy time are counted when a message is sent, whole; the counters sampled
@@ -32,8 +35,9 @@ class AnalyticalNetwork(Network):
     models_congestion = False
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
-        """`config` and `seed` are accepted like every backend's; this model needs neither."""
+        """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` is accepted like every backend's."""
         super().__init__(topology, env)
+        self.cross_dimension = config.cross_dimension_messages if config is not None else "route"
         # A message is handed off at once: every send returns this one event, triggered now, which
         # saves an event per message (yielding it later resumes at once, as for any fired event).
         self._handed_off = self.env.event()
@@ -51,7 +55,7 @@ class AnalyticalNetwork(Network):
         cost = self._route_costs.get(key)
         if cost is None:
             topo = self.topology
-            path = topo.route(src, dst)
+            path = topo.route(src, self._charged_destination(src, dst))
             links = [topo.link(u, v) for u, v in zip(path, path[1:])]
             latency = sum(link.latency for link in links)
             latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
@@ -60,6 +64,19 @@ class AnalyticalNetwork(Network):
             cost = (latency, bandwidth, tuple(link.id for link in links))
             self._route_costs[key] = cost
         return cost
+
+    def _charged_destination(self, src: int, dst: int) -> int:
+        """Where the cost model takes a message to go: `dst`, or under an ASTRA-sim rule the NPU that
+        differs from `src` only in the one dimension it charges."""
+        if self.cross_dimension == "route":
+            return dst
+        topo = self.topology
+        here, there = topo.coords(src), topo.coords(dst)
+        crossed = [d for d, (a, b) in enumerate(zip(here, there)) if a != b]
+        if len(crossed) < 2:
+            return dst
+        d = crossed[-1] if self.cross_dimension == "highest-dimension" else crossed[0]
+        return topo.npu_at(here[:d] + (there[d],) + here[d + 1:])
 
     def message_time(self, src: int, dst: int, nbytes: int) -> float:
         """The closed-form delivery time of one message, in ns (0 to oneself)."""

@@ -2,9 +2,12 @@
 
 - 2.x YAML (`topology: [Ring, Switch]`, `npus_count`, `bandwidth`, `latency`): bandwidth is
   written in GB/s but ASTRA-sim converts it as GiB/s (bw * 2^30 / 1e9 bytes/ns); latency in ns.
-- Legacy analytical JSON (`topologies-per-dim`, `units-count`, `link-bandwidth`, ...):
-  1 GB/s = 1 byte/ns; latencies in ns.
-Both become a hierarchical topology (one level per dimension).
+- Legacy analytical JSON (`topologies-per-dim`, `units-count`, `link-bandwidth`, ...): as ASTRA-sim
+  v1's analytical backend reads it, a link's bandwidth is `link-bandwidth` converted as GiB/s
+  times a per-dimension scalar from `links-count` (`links_scalar`); latencies in ns.
+Both become a hierarchical topology (one level per dimension). ASTRA-sim's congestion-unaware
+backends cost a message between NPUs that differ in several dimensions as if it crossed only one
+of them (v1 the highest, 2.x the lowest): the tables say so (`cross_dimension_messages`).
 """
 
 from __future__ import annotations
@@ -63,13 +66,24 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     latencies = _per_dim_list(data, "latency", count, source)
     levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
                "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
-    return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML",
+    return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML", "cross_dimension_messages": "lowest-dimension",
             "topology": {"kind": "hierarchical", "dims": levels}}, source
 
 
 LEGACY_JSON_KEYS = {"topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
                     "links-count", "link-latency", "link-bandwidth", "nic-latency", "router-latency",
                     "hbm-latency", "hbm-bandwidth", "hbm-scale"}
+
+
+def links_scalar(kind: str, links: int, size: int) -> int:
+    """ASTRA-sim v1's bandwidth multiplier for a dimension with `links` links per NPU: a ring uses its
+    links in pairs, one per direction (an odd count loses one), a fully-connected group spreads them
+    over its size - 1 peers (whole links per peer), a switch has them all."""
+    if kind == "ring":
+        return links - links % 2
+    if kind == "fully-connected":
+        return links // max(1, size - 1)
+    return links
 
 
 def read_astra_json(path: Path) -> tuple[dict, Source]:
@@ -90,12 +104,20 @@ def read_astra_json(path: Path) -> tuple[dict, Source]:
     nics = _per_dim_list(data, "nic-latency", count, source, [0] * count)
     routers = _per_dim_list(data, "router-latency", count, source, [0] * count)
     links = _per_dim_list(data, "links-count", count, source, [1] * count)
-    levels = [{"type": _level_kind(k, source, "topologies-per-dim"), "size": int(n), "bandwidth": float(bw),
-               "latency": float(lat), "nic_latency": float(nic), "router_latency": float(router),
-               "links": int(link)}
-              for k, n, bw, lat, nic, router, link in zip(kinds, sizes, bandwidths, latencies, nics, routers, links)]
+    levels = []
+    for d, (k, n, bw, lat, nic, router, link) in enumerate(zip(kinds, sizes, bandwidths, latencies, nics, routers,
+                                                                 links)):
+        kind = _level_kind(k, source, "topologies-per-dim")
+        scalar = links_scalar(kind, int(link), int(n))
+        if scalar <= 0:
+            raise source.error("links-count", f"dimension {d} ({k}, {n} NPUs) has {link} links, which gives it no "
+                                              f"bandwidth as ASTRA-sim v1 counts them (a ring needs 2 per NPU, a "
+                                              f"fully-connected group one per peer)")
+        levels.append({"type": kind, "size": int(n), "bandwidth": float(bw) * GIB_PER_GB * scalar,
+                       "latency": float(lat), "nic_latency": float(nic), "router_latency": float(router),
+                       "links": int(link)})
     return {"name": path.stem, "description": "ASTRA-sim legacy analytical JSON",
-            "topology": {"kind": "hierarchical", "dims": levels}}, source
+            "cross_dimension_messages": "highest-dimension", "topology": {"kind": "hierarchical", "dims": levels}}, source
 
 
 def read_network_file(path: Path) -> tuple[dict, Source]:

@@ -13,6 +13,7 @@ from netsim.topology import Topology
 # name -> "module:class"; imported on first use so an analytical run never loads the packet backend.
 BACKENDS = {
     "analytical": "netsim.analytical:AnalyticalNetwork",
+    "congestion-aware": "netsim.congestion_aware:CongestionAwareNetwork",
     "garnet": "netsim.garnet.network:GarnetNetwork",
 }
 

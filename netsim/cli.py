@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +17,7 @@ import netsim
 from netsim import report
 from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
                            settings_of, toml_key)
-from netsim.errors import ConfigError, NetsimError
+from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
@@ -119,9 +120,10 @@ def print_run(console: Console, result) -> None:
     table.add_row("end-to-end time", format_time(s["end_to_end_time_ns"]))
     table.add_row("compute time (NPU 0)", format_time(s["compute_time_ns"]))
     table.add_row("exposed communication (NPU 0)", format_time(s["exposed_comm_time_ns"]))
-    e2e = result.tables["end_to_end"]
-    total_comm = e2e[[c for c in e2e.columns if c.endswith("_total_comm_ns")]].to_numpy().sum()
-    table.add_row("total communication (NPU 0, sum of collectives)", format_time(total_comm))
+    if "end_to_end" in result.tables:
+        e2e = result.tables["end_to_end"]
+        total_comm = e2e[[c for c in e2e.columns if c.endswith("_total_comm_ns")]].to_numpy().sum()
+        table.add_row("total communication (NPU 0, sum of collectives)", format_time(total_comm))
     table.add_row("communication in flight (NPU 0)", format_time(s["comm_busy_time_ns"]))
     table.add_row("compute/communication overlap (NPU 0)",
                   f"{format_time(s['compute_comm_overlap_ns'])} ({s['overlap_fraction']:.1%} of comm)")
@@ -136,7 +138,10 @@ def print_run(console: Console, result) -> None:
                                  f"{len(s['npu_finish_time_ns']) - len(finish_times)} NPUs unfinished")
     max_utilization_row(table, s)
     table.add_row("slowest NPU", str(s["slowest_npu"]))
-    table.add_row("passes", str(s["passes"]))
+    if "passes" in s:
+        table.add_row("passes", str(s["passes"]))
+    else:
+        table.add_row("trace nodes (all NPUs)", f"{s['workload']['nodes']:,}")
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
     print_links(console, result.tables["links"])
@@ -210,14 +215,20 @@ def scenario_run(args, monitor):
     from netsim.runner import run_training
     from system import load_system
     from workload import load_workload, with_overrides
+    from workload.chakra import is_trace_spec
 
-    workload_items = [parse_override(item) for item in args.set if item.startswith("workload.")]
+    workload_items = [(".".join(path[1:]), value) for path, value in
+                      (parse_override(item) for item in args.set if item.startswith("workload."))]
     network_overrides, system_overrides = split_overrides([i for i in args.set if not i.startswith("workload.")])
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
-    workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value)
-                                                             for path, value in workload_items])
     passes = option("--passes", positive_int, args.passes)
+    if is_trace_spec(args.workload):
+        return trace_run(args, monitor, network, system, workload_items, passes)
+    for flag, value in (("--comm-groups", args.comm_groups), ("--memory", args.memory)):
+        if value is not None:
+            raise ConfigError(f"{flag} applies to Chakra traces; {args.workload} is not one")
+    workload = with_overrides(load_workload(args.workload), workload_items)
     monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})"
     return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
@@ -241,6 +252,27 @@ def collective_sizes(kind: str, size: str | None) -> list[int]:
     while sizes[-1] * factor <= high:
         sizes.append(sizes[-1] * factor)
     return sizes
+
+
+def trace_run(args, monitor, network, system, workload_items: list, passes: int):
+    """`netsim run` of a Chakra trace: its options are --comm-groups, --memory and workload.in-flight."""
+    from netsim.runner import run_trace
+    from workload.chakra import load_comm_groups, load_memory
+
+    if passes != 1:
+        raise ConfigError(f"--passes {passes}: a Chakra trace runs its graph once (convert a workload with "
+                          f"'netsim workload to-chakra --passes {passes}' to trace several iterations)")
+    in_flight = 0
+    for key, value in workload_items:
+        if key != "in-flight":
+            raise ConfigError(f"--set workload.{key}: a Chakra trace takes one workload option, in-flight (nodes an "
+                              f"NPU runs at once per engine; 0 = no limit, ASTRA-sim 2.x: 1)")
+        in_flight = option("--set workload.in-flight", non_negative_int, value)
+    groups = load_comm_groups(args.comm_groups) if args.comm_groups else None
+    memory = load_memory(args.memory) if args.memory else None
+    monitor.title = f"netsim run: Chakra trace {args.workload} on {network.name} ({network.backend})"
+    return run_trace(network, system, args.workload, comm_groups=groups, memory=memory, in_flight=in_flight,
+                     seed=args.seed, monitor=monitor)
 
 
 def scenario_collective(args, monitor):
@@ -386,6 +418,33 @@ def cmd_workload_gen(args, console: Console) -> None:
     if not args.quiet:
         console.print(f"{workload.name}: {len(workload.layers)} layers, loop {workload.parallelism}; "
                       f"wrote {legacy} and {toml}")
+
+
+def cmd_workload_to_chakra(args, console: Console) -> None:
+    """Convert a legacy or TOML workload into Chakra traces for a network (its NPUs and dimensions)."""
+    from workload import load_workload, with_overrides
+    from workload.chakra import write_chakra
+
+    items = [parse_override(item) for item in args.set]
+    bad = [item for item, (path, _) in zip(args.set, items) if path[0] != "workload"]
+    if bad:
+        raise ConfigError(f"--set {bad[0]}: to-chakra takes workload options only (workload.KEY=VALUE); the network "
+                          f"is given by --network")
+    workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value) for path, value in items])
+    network = load_network(args.network)
+    passes = option("--passes", positive_int, args.passes)
+    out = Path(args.out or f"chakra-{workload.name}")
+    written = write_chakra(workload, network.build_topology(), out, passes)
+    traces = [path for path in written if path.suffix == ".et"]
+    groups = [path for path in written if path.suffix == ".json"]
+    if args.json:
+        print(json.dumps({"traces": [str(p) for p in traces], "comm_groups": str(groups[0]) if groups else None}))
+    elif not args.quiet:
+        run = f"netsim run --workload {out / workload.name} --network {args.network}"
+        run += f" --comm-groups {groups[0]}" if groups else ""
+        console.print(f"{workload.name}: wrote {len(traces)} traces ({workload.name}.0.et ... "
+                      f"{workload.name}.{len(traces) - 1}.et) into {out}")
+        console.print(f"run them with: {run}", soft_wrap=True, markup=False)
 
 
 def cmd_topo(args, console: Console) -> None:
@@ -652,9 +711,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="simulate training iterations of a workload")
     run.add_argument("--network", default=DEFAULT_NETWORK, help=f"bundled network name or file (default {DEFAULT_NETWORK})")
     run.add_argument("--system", default=DEFAULT_SYSTEM, help=f"bundled system config or file (default {DEFAULT_SYSTEM})")
-    run.add_argument("--workload", default=DEFAULT_WORKLOAD, help=f"bundled workload or file (default {DEFAULT_WORKLOAD})")
+    run.add_argument("--workload", default=DEFAULT_WORKLOAD,
+                     help=f"bundled workload, workload file, or Chakra traces: a folder or PREFIX of PREFIX.<rank>.et "
+                          f"files (default {DEFAULT_WORKLOAD})")
     run.add_argument("--backend", choices=BACKEND_NAMES, help="override the network config's backend")
     run.add_argument("--passes", type=int, default=1, help="training iterations to simulate (default 1)")
+    run.add_argument("--comm-groups", help="Chakra traces: communicator groups named by pg_name (ASTRA-sim's "
+                                           "communicator-group JSON)")
+    run.add_argument("--memory", help="Chakra traces: remote memory for MEM_LOAD/MEM_STORE nodes (ASTRA-sim's "
+                                      "remote-memory JSON)")
     common(run)
     run.set_defaults(handler=cmd_simulate, scenario=scenario_run, printer=print_run)
 
@@ -722,10 +787,25 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--bytes-per-element", type=int, default=2, help="default 2")
     common(gen, "quiet", "out")
     gen.set_defaults(handler=cmd_workload_gen)
+    chakra = work_commands.add_parser("to-chakra", help="convert a legacy or TOML workload into Chakra traces "
+                                                        "(one NAME.<rank>.et per NPU of --network)")
+    chakra.add_argument("workload", help="bundled workload name or workload file")
+    chakra.add_argument("--network", default=DEFAULT_NETWORK,
+                        help=f"the network the traces are for: its NPUs and dimensions (default {DEFAULT_NETWORK})")
+    chakra.add_argument("--passes", type=int, default=1, help="training iterations in the traces (default 1)")
+    common(chakra, "set", "quiet", "json", "out")
+    chakra.set_defaults(handler=cmd_workload_to_chakra)
     return parser
 
 
+def print_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line on stderr (netsim's own without the source location they were raised at)."""
+    text = str(message) if issubclass(category, NetsimWarning) else f"{category.__name__}: {message}"
+    print(f"netsim: warning: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.showwarning = print_warning
     try:
         args = build_parser().parse_args(argv)
         console = Console(stderr=args.json, quiet=args.quiet)

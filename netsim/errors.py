@@ -15,3 +15,7 @@ class DeadlockError(NetsimError):
     """The simulation cannot progress; the message says who waits on whom."""
 
     exit_code = 3
+
+
+class NetsimWarning(UserWarning):
+    """Input netsim reads but treats differently from what it may seem to ask; the CLI prints it as one line."""

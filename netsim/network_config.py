@@ -20,6 +20,7 @@ from netsim.topology import TOPOLOGY_KINDS, LevelSpec, Topology
 
 BACKEND_NAMES = tuple(BACKENDS)
 NETWORK_SUFFIXES = (".toml", ".json", ".yml", ".yaml", ".txt")
+CROSS_DIMENSION_RULES = ("route", "highest-dimension", "lowest-dimension")
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,11 @@ class NetworkFile:
     description: str = setting("", parse=as_str, help="one line on what this network models")
     backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="the network backend: " + " | ".join(BACKEND_NAMES))
     garnet: dict = setting(None, parse=as_table, help="the [garnet] table of packet-backend parameters")
+    cross_dimension_messages: str = setting(
+        "route", parse=choice(*CROSS_DIMENSION_RULES),
+        help="congestion-unaware cost of a message between NPUs that differ in several dimensions: route "
+             "(every link of its route), highest-dimension (only the highest dimension it crosses, as ASTRA-sim "
+             "v1; set for its JSON files) or lowest-dimension (only the lowest, as ASTRA-sim 2.x; set for its YAML)")
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ class NetworkConfig:
 
     name: str
     backend: str
+    cross_dimension_messages: str
     topology_kind: str
     topology_spec: Any
     garnet: GarnetConfig
@@ -72,7 +79,8 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
                                        for i, level in enumerate(levels))
     spec = build(spec_cls, topology_table, source, "topology.")
     garnet = build(GarnetConfig, top.garnet or {}, source, "garnet.")
-    return NetworkConfig(top.name or default_name, top.backend, kind, spec, garnet, source.path, table)
+    return NetworkConfig(top.name or default_name, top.backend, top.cross_dimension_messages, kind, spec, garnet,
+                         source.path, table)
 
 
 def read_network_table(path: Path) -> tuple[dict, Source]:

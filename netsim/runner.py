@@ -25,6 +25,8 @@ from netsim.progress import RunMonitor
 from netsim.units import format_size
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
+from workload.chakra import ComputeModel, MemoryConfig, RemoteMemory, check_memory, load_trace, start_trace
+from workload.chakra.report import nodes_frame, npu_totals
 from workload.report import detailed_frame, end_to_end_frame, overlap, totals
 
 
@@ -82,11 +84,12 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     return Budget(npus, npus * len(collectives), chunks, flit_hops)
 
 
-def _check_finished(network, unfinished: list[int]) -> None:
-    """A run whose loops did not all finish cannot progress: say who waits on whom."""
+def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
+    """A run whose loops did not all finish cannot progress: say who waits on whom (`waits` first,
+    then the receives the network could not match)."""
     if not unfinished:
         return
-    waiting = network.waiting()
+    waiting = [*waits, *network.waiting()]
     detail = "; ".join(waiting[:4]) + (f"; ... ({len(waiting)} waits in all)" if len(waiting) > 4 else "")
     raise DeadlockError(f"simulation stopped at {network.env.now:.1f} ns with NPUs {unfinished[:8]} unfinished"
                         f"{': ' + detail if detail else ''}")
@@ -138,6 +141,22 @@ def training_tracker(runs: list, systems: list, workload: Workload, passes: int)
     return track
 
 
+def _timing_summary(network, finish_times: list, per_npu: list[dict], npu0_extra: dict) -> dict:
+    """End-to-end time (the last NPU to finish, or now for an unfinished one) and per-NPU totals;
+    compute and exposed communication of NPU 0, as ASTRA-sim reports them, then `npu0_extra`."""
+    end_times = [network.env.now if t is None else t for t in finish_times]
+    return {
+        "end_to_end_time_ns": max(end_times),
+        "compute_time_ns": per_npu[0]["compute_time_ns"],
+        "exposed_comm_time_ns": per_npu[0]["exposed_comm_time_ns"],
+        **npu0_extra,
+        "npu_finish_time_ns": finish_times,
+        "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
+        "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
+        "slowest_npu": max(range(len(end_times)), key=lambda i: end_times[i]),
+    }
+
+
 def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
                  seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
     """Simulate `passes` training iterations of `workload` on every NPU."""
@@ -165,25 +184,14 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     wall = time.perf_counter() - started
 
     finish_times = [run.finished_at for run in runs]  # None: not finished (partial run)
-    end_times = [network.env.now if t is None else t for t in finish_times]
-    slowest = max(range(len(runs)), key=lambda i: end_times[i])
     tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
               **_network_tables(network, monitor)}
     per_npu = [totals(run) for run in runs]
     first = per_npu[0]
-    end_to_end = max(end_times)
     summary = {
         "name": f"{workload.name}-{network_cfg.name}",
-        "end_to_end_time_ns": end_to_end,
-        "compute_time_ns": first["compute_time_ns"],
-        "exposed_comm_time_ns": first["exposed_comm_time_ns"],
-        "exposed_update_time_ns": first["exposed_update_time_ns"],
-        **overlap(runs[0]),
-        "passes": passes,
-        "npu_finish_time_ns": finish_times,
-        "npu_compute_time_ns": [t["compute_time_ns"] for t in per_npu],
-        "npu_exposed_comm_time_ns": [t["exposed_comm_time_ns"] for t in per_npu],
-        "slowest_npu": slowest,
+        **_timing_summary(network, finish_times, per_npu, {"exposed_update_time_ns": first["exposed_update_time_ns"],
+                                                           **overlap(runs[0]), "passes": passes}),
         **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
@@ -191,6 +199,55 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0 and not partial:
         # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule
         summary["pipeline_bubble_fraction"] = (finish_times[0] - first["compute_time_ns"]) / first["compute_time_ns"]
+    return RunResult(summary["name"], summary, tables)
+
+
+def trace_tracker(runs: list, trace):
+    """Progress of a trace run: nodes finished over all nodes of all NPUs."""
+    total = trace.node_count() or 1
+
+    def track(network) -> tuple[float, str]:
+        done = sum(len(run.finished) for run in runs)
+        return done / total, f"{done:,} of {total:,} nodes done"
+
+    return track
+
+
+def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | Path, comm_groups: dict | None = None,
+              memory: MemoryConfig | None = None, in_flight: int = 0, seed: int = 0,
+              monitor: RunMonitor | None = None) -> RunResult:
+    """Execute the Chakra trace `spec` (a folder or `PREFIX` of `PREFIX.<rank>.et` files) on every NPU.
+
+    `comm_groups`: communicator groups by number (`pg_name`); `memory`: the remote memory for MEM nodes;
+    `in_flight`: nodes each NPU runs at once per engine (0 = no limit; ASTRA-sim 2.x: 1).
+    """
+    monitor = monitor or RunMonitor()
+    started = time.perf_counter()
+    topology = network_cfg.build_topology()
+    trace = load_trace(spec, topology, comm_groups)
+    check_memory(trace, memory)
+    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+    systems = build_systems(network, system_cfg)
+    compute = ComputeModel.of_system(system_cfg)
+    remote = RemoteMemory(network.env, memory) if memory is not None else None
+    runs = start_trace(network.env, systems, trace, compute, remote, in_flight)
+    monitor.tracker = trace_tracker(runs, trace)
+    partial = _simulate(network, monitor)
+    if not partial:
+        _check_finished(network, [run.npu for run in runs if run.finished_at is None],
+                        [line for run in runs for line in run.stuck()])
+    wall = time.perf_counter() - started
+
+    per_npu = [npu_totals(run, network.env.now) for run in runs]
+    overlap0 = {key: per_npu[0][key] for key in ("comm_busy_time_ns", "compute_comm_overlap_ns", "overlap_fraction")}
+    tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
+    summary = {
+        "name": f"{trace.name}-{network_cfg.name}",
+        **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
+        "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
+                     "in_flight": in_flight, "memory": memory.path if memory is not None else None},
+    }
     return RunResult(summary["name"], summary, tables)
 
 

@@ -10,14 +10,15 @@ without underscores applies to every dimension.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from netsim.bundled import find_config
-from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_int,
-                           read_json_object, read_text, read_toml, setting)
-from netsim.errors import ConfigError
+from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_float,
+                           positive_int, read_json_object, read_text, read_toml, setting)
+from netsim.errors import ConfigError, NetsimWarning
 from netsim.units import UnitError, parse_bandwidth, parse_time
 from system.scheduler import INTER_POLICIES, INTRA_POLICIES
 
@@ -84,8 +85,22 @@ class SystemConfig:
                                                 "reduce-scatter up, all-reduce on the last, all-gather down")
     local_mem_bw: float = setting(0.0, key="local-mem-bw", parse=lambda v: 0.0 if v == 0 else parse_bandwidth(v),
                                   help="local memory bandwidth (GB/s); when set, a reduction costs 3*bytes/bw")
+    roofline_enabled: bool = setting(False, key="roofline-enabled", parse=lambda v: as_int(v, 0) != 0,
+                                     help="Chakra traces: time compute nodes that give num_ops and tensor_size by a "
+                                          "roofline of peak-perf and local-mem-bw (0 or 1)")
+    peak_perf: float = setting(0.0, key="peak-perf", parse=lambda v: 0.0 if v == 0 else positive_float(v),
+                               help="peak compute of an NPU (TFLOPS), for the roofline")
     boost_mode: int = setting(0, key="boost-mode", parse=lambda v: as_int(v, 0),
                               help="ASTRA-sim's boost mode; accepted for compatibility, must be 0")
+    collective_accounting: str = setting("astra-sim", key="collective-accounting",
+                                         parse=choice("astra-sim", "physical"),
+                                         help="astra-sim: charge collectives as ASTRA-sim 2.x does, also where that is "
+                                              "unphysical (README); physical: one NPU reduces one message at a time, "
+                                              "each what it received, and a tree never reduces on the way down")
+    phase_barrier: str = setting("npu", key="phase-barrier", parse=choice("npu", "all"),
+                                 help="npu: an NPU moves a chunk to its next phase as soon as it has finished the "
+                                      "phase (ASTRA-sim 2.x); all: only once every NPU of the collective has "
+                                      "(ASTRA-sim v1, the default for its legacy text files)")
     direct_collective_window: int = setting(0, key="direct-collective-window", parse=lambda v: as_int(v, 0),
                                             help="messages a direct algorithm keeps in flight (0 = all)")
     queues_per_dimension: int = setting(1, key="queues-per-dimension", parse=positive_int,
@@ -112,7 +127,9 @@ class SystemConfig:
 
 
 def _read_legacy_text(path: Path) -> tuple[dict, Source]:
-    """ASTRA-sim's legacy 'key: value' system file."""
+    """ASTRA-sim's legacy 'key: value' system file, with ASTRA-sim v1's behaviour where v1 has no key
+    for it: chunks move between phases in step on every NPU, and local memory reduces at 500,000 GB/s
+    (v1's analytical binary's fixed memory model)."""
     text = read_text(path)
     table: dict[str, Any] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -126,15 +143,34 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
             table[key] = json.loads(value)
         except json.JSONDecodeError:
             table[key] = value
+    table.setdefault("phase-barrier", "all")
+    table.setdefault("local-mem-bw", 500000)
     return table, Source(str(path), text)
 
 
-# ASTRA-sim keys that netsim reads but that change nothing it models.
-IGNORED_ASTRA_KEYS = {"roofline-enabled", "peak-perf"}
+# ASTRA-sim keys that netsim reads but that change nothing it models: traces and logs, and the LogGP
+# shared-bus parameters, which both ASTRA-sim versions use only with model-shared-bus on (refused
+# below). (roofline-enabled and peak-perf time Chakra traces' compute nodes: settings above.)
+IGNORED_ASTRA_KEYS = {"trace-enabled", "replay-only", "track-local-mem",
+                      "local-mem-trace-filename", "seprate-log", "gap-denominator", "local-reduction-delay",
+                      "L", "o", "g", "G", "model-shared-bus"}
 
 
-def parse_system_table(table: dict, source: Source, default_name: str) -> SystemConfig:
+# netsim keys that an ASTRA-sim file may carry but ASTRA-sim does not apply: v1 stops on them, 2.x ignores them.
+NETSIM_ONLY_KEYS = {"direct-collective-window": "set a window with the algorithm's name instead, e.g. direct4"}
+
+
+def parse_system_table(table: dict, source: Source, default_name: str, astra_file: bool = False) -> SystemConfig:
+    """Validate a system table; in an ASTRA-sim file (`astra_file`) netsim-only keys are ignored with a
+    one-line warning, as ASTRA-sim would not apply them."""
+    if table.get("model-shared-bus", 0) not in (0, "0", False):
+        raise source.error("model-shared-bus", "ASTRA-sim's shared-bus (LogGP) memory model is not modelled; set it to 0")
     table = {k: v for k, v in table.items() if k not in IGNORED_ASTRA_KEYS}
+    for key, hint in NETSIM_ONLY_KEYS.items():
+        if astra_file and key in table and key not in source.overridden:
+            del table[key]
+            warnings.warn(f"{source.path}: {key} is not an ASTRA-sim key (ASTRA-sim v1 refuses the file, 2.x ignores "
+                          f"the key); ignored as ASTRA-sim would: {hint}", NetsimWarning, stacklevel=2)
     custom = [k for k in table if k.endswith("-implementation-custom")]
     if custom:
         raise source.error(custom[0], "custom (Chakra) collective implementations are not supported; "
@@ -142,6 +178,8 @@ def parse_system_table(table: dict, source: Source, default_name: str) -> System
     config = build(SystemConfig, table, source)
     if config.boost_mode != 0:
         raise source.error("boost-mode", "boost mode is not modelled; set it to 0")
+    if config.roofline_enabled and not (config.peak_perf > 0 and config.local_mem_bw > 0):
+        raise source.error("roofline-enabled", "the roofline needs peak-perf (TFLOPS) and local-mem-bw (GB/s)")
     if not config.name:
         config = SystemConfig(**{**config.__dict__, "name": default_name})
     return config
@@ -159,7 +197,7 @@ def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]]
     for key_path, value in overrides:
         apply_override(table, key_path, value)
         source.overridden.add(".".join(key_path))
-    return parse_system_table(table, source, path.name.rsplit(".", 1)[0])
+    return parse_system_table(table, source, path.name.rsplit(".", 1)[0], astra_file=path.suffix != ".toml")
 
 
 def check_algorithms(config: SystemConfig, sizes: tuple, where: str) -> None:

@@ -47,13 +47,19 @@ class _PhaseData:
     def land(self, src: int, tag, parts: tuple, reduce: bool) -> None:
         self.put(*parts, self.functional.mailbox.pop((src, self.npu, tag)), reduce)
 
+    def relay(self, src: int, tag, dst: int, out_tag) -> None:
+        """Send on, untouched, the payload `src` sent here with `tag`."""
+        mailbox = self.functional.mailbox
+        mailbox[(self.npu, dst, out_tag)] = mailbox.pop((src, self.npu, tag))
+
 
 class RangeData(_PhaseData):
-    """Parts of the range [lo, hi) of a 1-D buffer."""
+    """Parts of the range [lo, hi) of a 1-D buffer; `reduces=False` for an all-reduce of data the
+    group has reduced already (ASTRA-sim's tree in an all-gather's place), whose adds would count twice."""
 
-    def __init__(self, functional, npu, buffer: np.ndarray, lo: int, hi: int, parts: int):
+    def __init__(self, functional, npu, buffer: np.ndarray, lo: int, hi: int, parts: int, reduces: bool = True):
         super().__init__(functional, npu)
-        self.buffer, self.lo, self.hi, self.parts = buffer, lo, hi, parts
+        self.buffer, self.lo, self.hi, self.parts, self.reduces = buffer, lo, hi, parts, reduces
 
     def bound(self, i: int) -> int:
         return self.lo + (self.hi - self.lo) * i // self.parts
@@ -66,7 +72,7 @@ class RangeData(_PhaseData):
         if target.shape != values.shape:
             raise VerificationError(f"NPU {self.npu}: received {values.shape[0]} elements for parts {i}..{j} "
                                     f"holding {target.shape[0]}")
-        if reduce:
+        if reduce and self.reduces:
             target += values
         else:
             target[:] = values
@@ -126,7 +132,7 @@ class _Chunk:
             data = RangeData(self.functional, self.npu, self.buffer, *parent, p)
             data.finish = lambda: setattr(self, "range", parent)
             return data
-        data = RangeData(self.functional, self.npu, self.buffer, *self.range, p)
+        data = RangeData(self.functional, self.npu, self.buffer, *self.range, p, reduces=not phase.repeat)
         if phase.op == "reduce-scatter":
             def narrow():
                 self.stack.append(self.range)
@@ -138,14 +144,15 @@ class _Chunk:
 class _Collective:
     """One collective's payload on one NPU: its input, chunks and (at the end) its output."""
 
-    def __init__(self, functional, npu: int, kind: str, comm, nbytes: int, chunk_sizes: list, key):
+    def __init__(self, functional, npu: int, kind: str, comm, nbytes: int, chunks: int, key):
         self.functional, self.npu, self.kind, self.comm, self.key = functional, npu, kind, comm, key
         self.rank = comm.members.index(npu)
         self.input = functional.input_for(key, npu, nbytes)
         n = len(comm.members)
-        self.offsets = np.cumsum([0] + list(chunk_sizes))
+        # the payload splits near-equally into the collective's chunks, whatever sizes its timing charges
+        self.offsets = [nbytes * i // chunks for i in range(chunks + 1)]
         if kind in ("all-to-all", "scatter"):  # block j (for rank j) is chunked like the collective
-            self.blocks = [np.array_split(block, len(chunk_sizes)) for block in np.array_split(self.input, n)]
+            self.blocks = [np.array_split(block, chunks) for block in np.array_split(self.input, n)]
         self.chunks: list[_Chunk] = []
 
     def chunk(self, index: int) -> _Chunk:
@@ -205,14 +212,14 @@ class Functional:
         self.inputs[key][npu] = values
         return values
 
-    def collective(self, system, kind: str, nbytes: int, comm, chunk_sizes: list) -> _Collective:
+    def collective(self, system, kind: str, nbytes: int, comm, chunks: int) -> _Collective:
         """Called by `System.collective` in functional mode: the NPU's payload for this collective."""
         counter = (system.npu, comm.members)
         key = (comm.members, self._count[counter])
         self._count[counter] += 1
         self.kinds[key] = (kind, comm)
         self._records[key].append(system.records[-1])
-        return _Collective(self, system.npu, kind, comm, nbytes, chunk_sizes, key)
+        return _Collective(self, system.npu, kind, comm, nbytes, chunks, key)
 
     def verify(self) -> int:
         """Check every collective run so far; returns how many were checked, raises VerificationError if one is wrong."""

@@ -1,26 +1,38 @@
 """The chunk scheduler: per-group phase queues shared by the group's NPUs, and dimension ordering.
 
 Each dimension of each NPU has `queues-per-dimension` queues; a chunk goes to queue
-(chunk index mod queues) and at most `active-chunks-per-dimension` chunks run in a queue at once.
-Every NPU of a dimension's group has the same phases in that dimension's queues, so one queue
-object serves the whole group, and a phase is *granted* only once every member has queued it.
-This is what makes the schedule deadlock-free under any timing: with per-NPU queues, two NPUs
-whose timings differ (a congested packet network) could each give their last slot to a different
-chunk and wait for each other forever; here a granted phase has all its members present, needs
-no other resource, and so always completes. Before the grant, an NPU's wait is its queueing delay.
+(chunk index mod queues) and each NPU runs at most `active-chunks-per-dimension` phases of a queue
+at once. As in ASTRA-sim the slots are each NPU's own: an NPU starts its next queued phase as soon
+as it has a free slot, whatever the other members are doing (so a double binary tree's next chunk
+starts at a leaf while the previous chunk still travels down to the others, and an NPU that
+reaches a phase first starts it and sends first).
 
-Among the ready phases of a queue the order is: explicit collective `priority` (lower first),
-then `intra-dimension-scheduling` (fifo: no preference; smallest-first: fewest bytes first;
+Every NPU of a dimension's group queues the same phases there, so one queue object serves the
+whole group and keeps one *sequence* of phases that every member runs in the same order. A member
+with a free slot at the end of the sequence appends its best queued phase; a member whose next
+phase in the sequence it has not queued yet waits for it. This is what makes the schedule
+deadlock-free under any timing: with orders chosen per NPU, two NPUs whose timings differ (a
+congested packet network) could each give their last slot to a different chunk and wait for each
+other forever. Here a phase is appended only by a member that queued it, so after the chunk's
+previous phase was appended; hence the earliest appended phase that some member has not finished
+is running at every such member (anything that could hold one back was appended earlier), needs
+no other resource, and completes. Before its start, an NPU's wait is its queueing delay.
+
+A member's order among its queued phases is: explicit collective `priority` (lower first), then
+`intra-dimension-scheduling` (fifo: no preference; smallest-first: fewest bytes first;
 less-remaining-phases-first: the chunk closest to done first), then `scheduling-policy` on the
-collective's issue order (FIFO earliest first, LIFO latest first), then ready order. Everything
-is deterministic.
+collective's issue order (FIFO earliest first, LIFO latest first), then the order it queued them.
+Everything is deterministic.
+
+With `phase-barrier = "all"` (ASTRA-sim v1's stream synchronizer) a chunk leaves a phase, and
+frees its slot, only once every NPU of the collective has finished that phase (`barrier`).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-from dataclasses import dataclass, field
+from collections import deque
 from typing import Hashable
 
 import simpy
@@ -29,55 +41,62 @@ INTRA_POLICIES = ("fifo", "smallest-first", "less-remaining-phases-first")
 INTER_POLICIES = ("ascending", "round-robin", "themis")
 
 
-@dataclass
-class _Pending:
-    """A phase some members have queued; `events` are their grant events by NPU."""
-
-    order: tuple
-    events: dict = field(default_factory=dict)
-    running: int = 0  # members still running it once granted
-
-
 class GroupQueue:
-    """One queue of one dimension's group: grants fully-present phases, `capacity` at a time."""
+    """One queue of one dimension's group: a sequence of phases every member runs in order, at most
+    `capacity` at a time per member (see the module docstring)."""
 
-    def __init__(self, size: int, capacity: int):
-        self.size = size
+    def __init__(self, members: tuple, capacity: int):
         self.capacity = capacity
-        self.active = 0
-        self.pending: dict[Hashable, _Pending] = {}
-        self.ready: list = []  # heap of (order, ready index, key)
-        self._ready_count = itertools.count()
+        self.waiting: dict[Hashable, dict] = {}  # phase -> {member: start event} of members that queued it
+        self.queued = {m: [] for m in members}  # per member: heap of (order, count, phase) not yet in the sequence
+        self._count = itertools.count()
+        self.sequence: deque = deque()  # appended phases not yet started by every member
+        self.unstarted: dict[Hashable, int] = {}  # appended phase -> members that have not started it
+        self._dropped = 0  # phases removed from the front of `sequence` (started everywhere)
+        self.position = dict.fromkeys(members, 0)  # per member: phases of the sequence it has started
+        self.running = dict.fromkeys(members, 0)  # per member: phases started and not finished
 
     def request(self, env: simpy.Environment, npu: int, key: Hashable, order: tuple) -> simpy.Event:
-        """Queue `npu`'s part of phase `key`; the event fires when the phase may start."""
-        entry = self.pending.get(key)
-        if entry is None:
-            entry = self.pending[key] = _Pending(order)
+        """Queue `npu`'s part of phase `key`; the event fires when `npu` may start it."""
         event = env.event()
-        entry.events[npu] = event
-        if len(entry.events) == self.size:
-            heapq.heappush(self.ready, (entry.order, next(self._ready_count), key))
-            self._dispatch()
+        self.waiting.setdefault(key, {})[npu] = event
+        if key not in self.unstarted:
+            heapq.heappush(self.queued[npu], (order, next(self._count), key))
+        self._advance(npu)
         return event
 
-    def release(self, key: Hashable) -> None:
-        """One member finished phase `key`; the slot frees when all have."""
-        entry = self.pending[key]
-        entry.running -= 1
-        if entry.running == 0:
-            del self.pending[key]
-            self.active -= 1
-            self._dispatch()
+    def release(self, npu: int, key: Hashable) -> None:
+        """`npu` finished phase `key`: its slot frees for its next phase."""
+        self.running[npu] -= 1
+        self._advance(npu)
 
-    def _dispatch(self) -> None:
-        while self.ready and self.active < self.capacity:
-            _order, _index, key = heapq.heappop(self.ready)
-            entry = self.pending[key]
-            entry.running = self.size
-            self.active += 1
-            for event in entry.events.values():
-                event.succeed()
+    def _advance(self, npu: int) -> None:
+        """Start `npu`'s next phases of the sequence while it has free slots, appending its best
+        queued phase when it is at the end."""
+        queued = self.queued[npu]
+        while self.running[npu] < self.capacity:
+            index = self.position[npu] - self._dropped
+            if index == len(self.sequence):
+                while queued and npu not in self.waiting.get(queued[0][2], ()):  # started already
+                    heapq.heappop(queued)
+                if not queued:
+                    return
+                key = heapq.heappop(queued)[2]
+                self.sequence.append(key)
+                self.unstarted[key] = len(self.position)
+            key = self.sequence[index]
+            event = self.waiting.get(key, {}).pop(npu, None)
+            if event is None:  # this member has not queued its next phase yet
+                return
+            self.position[npu] += 1
+            self.running[npu] += 1
+            event.succeed()
+            self.unstarted[key] -= 1
+            if not self.unstarted[key]:
+                del self.waiting[key]
+                while self.sequence and not self.unstarted.get(self.sequence[0], 1):
+                    del self.unstarted[self.sequence.popleft()]
+                    self._dropped += 1
 
 
 class Scheduler:
@@ -88,6 +107,7 @@ class Scheduler:
         self.sign = 1 if config.scheduling_policy == "FIFO" else -1
         self._queues: dict[tuple, GroupQueue] = {}
         self._communicators: dict[tuple, int] = {}
+        self._barriers: dict[Hashable, list] = {}  # key -> [NPUs still to arrive, event]
 
     def communicator_id(self, members: tuple) -> int:
         """A small int naming a communicator, the same on every member."""
@@ -97,8 +117,19 @@ class Scheduler:
         key = (group, chunk % self.config.queues_per_dimension)
         queue = self._queues.get(key)
         if queue is None:
-            queue = self._queues[key] = GroupQueue(len(group), self.config.active_chunks_per_dimension)
+            queue = self._queues[key] = GroupQueue(group, self.config.active_chunks_per_dimension)
         return queue
+
+    def barrier(self, env: simpy.Environment, key: Hashable, size: int) -> simpy.Event:
+        """An event that fires once `size` NPUs have arrived at the barrier `key`."""
+        entry = self._barriers.get(key)
+        if entry is None:
+            entry = self._barriers[key] = [size, env.event()]
+        entry[0] -= 1
+        if entry[0] == 0:
+            del self._barriers[key]
+            entry[1].succeed()
+        return entry[1]
 
     def order(self, priority: float | None, issue: tuple, nbytes: int, remaining: int) -> tuple:
         """The sort key of a ready phase (see the module docstring)."""

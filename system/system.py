@@ -3,6 +3,7 @@ each phase queued on its group's queue and run by the dimension's algorithm over
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Sequence
 
@@ -12,7 +13,9 @@ from netsim.api import NetworkAPI
 from netsim.errors import ConfigError
 from netsim.topology import Topology
 from system.algorithms import ROOTED_ALGORITHM, PhaseContext, resolve
-from system.collectives import COLLECTIVES, DIMENSIONAL, Communicator, Phase, plan_phases, split_chunks
+from system.algorithms.context import LocalReduction
+from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, all_gather_order, plan_phases,
+                                astra_chunks, split_chunks)
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
@@ -33,12 +36,15 @@ class System:
         self.config = config
         self.sizes = topology.dim_sizes
         self.scheduler = scheduler
-        self.reduce_ns_per_byte = 3.0 / config.local_mem_bw if config.local_mem_bw else 0.0
+        self.astra_accounting = config.collective_accounting == "astra-sim"
+        self.reduction = LocalReduction(3.0 / config.local_mem_bw if config.local_mem_bw else 0.0,
+                                        serial=not self.astra_accounting)
+        self._over_dims: dict[tuple, Communicator] = {}  # communicators over topology dimensions, built once
+        self._trees: dict = defaultdict(int)  # per dimension: double-binary-tree phases planned (trees alternate)
         self.records: list[CollectiveRecord] = []
         self.functional = None  # a system.functional.Functional while verifying payloads
         self._seq: dict[int, int] = defaultdict(int)  # collectives issued per communicator id
         self._load: dict[int, dict] = defaultdict(dict)  # per communicator: bytes planned per dim (themis)
-        self._bandwidth = {d: dim.bandwidth for d, dim in enumerate(topology.dims)}
 
     # ------------------------------------------------------------------ public collectives
     def all_reduce(self, nbytes: int, dims: Sequence[int] | None = None, **options) -> simpy.Process:
@@ -78,15 +84,18 @@ class System:
         return self.collective("barrier", 0, dims, **options)
 
     def collective(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
-                   group: Sequence[int] | None = None, priority: float | None = None) -> simpy.Process:
+                   group: Sequence[int] | None = None, shape: Sequence[int] | None = None,
+                   algorithm_dims: Sequence[int] | None = None, priority: float | None = None) -> simpy.Process:
         """Start `kind` over `dims` (default: every dimension) or over the explicit NPU `group` (rank order).
 
-        nbytes is the per-NPU input (all-gather and gather: each NPU's shard). `priority`: lower
-        runs first in every queue, whatever the scheduling policy. The event's value is the record.
+        A `group` with a `shape` (sizes of its axes, axis 0 fastest in rank order) runs phase by axis,
+        each axis with the algorithm of topology dimension `algorithm_dims[axis]`; without, one flat
+        phase. nbytes is the per-NPU input (all-gather and gather: each NPU's shard). `priority`:
+        lower runs first in every queue, whatever the scheduling policy. The event's value is the record.
         """
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
-        comm = self._communicator(dims, group)
+        comm = self._communicator(dims, group, shape, algorithm_dims)
         comm_id = self.scheduler.communicator_id(comm.members)
         seq = self._seq[comm_id]
         self._seq[comm_id] += 1
@@ -94,7 +103,8 @@ class System:
         self.records.append(record)
         chunk_sizes, plans = self._plans(kind, nbytes, comm, self._load[comm_id])
         record.planned_bytes = self._wire_share(plans, comm)
-        payload = self.functional.collective(self, kind, nbytes, comm, chunk_sizes) if self.functional else None
+        plans = [[(phase, name, self._variant(name, phase, comm)) for phase, name in plan] for plan in plans]
+        payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
         issue = (self.env.now, seq)
         return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
 
@@ -107,13 +117,22 @@ class System:
         comm = self._communicator(dims, group)
         return self._wire_share(self._plans(kind, nbytes, comm, {})[1], comm)  # themis: as the first issued
 
-    def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None) -> Communicator:
+    # ------------------------------------------------------------------ planning
+    def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None,
+                      shape: Sequence[int] | None = None, algorithm_dims: Sequence[int] | None = None) -> Communicator:
         if group is not None:
             if self.npu not in group or len(set(group)) != len(group):
                 raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
                                   f"including this one")
-            return Communicator.of_group(group)
-        return Communicator.over_dims(self.topology, self.npu, range(len(self.sizes)) if dims is None else dims)
+            if shape is not None and math.prod(shape) != len(group):
+                raise ConfigError(f"NPU {self.npu}: collective group of {len(group)} NPUs cannot have the shape "
+                                  f"{tuple(shape)}")
+            return Communicator.of_group(group, shape, algorithm_dims)
+        dims = tuple(range(len(self.sizes)) if dims is None else dims)
+        comm = self._over_dims.get(dims)
+        if comm is None:
+            comm = self._over_dims[dims] = Communicator.over_dims(self.topology, self.npu, dims)
+        return comm
 
     def _plans(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list[int], list]:
         """(chunk sizes, per chunk its [(phase, algorithm name)]); `load` (the communicator's bytes
@@ -121,13 +140,15 @@ class System:
         if kind == "barrier":
             chunk_sizes = [0]  # one data-less chunk
         else:
-            chunk_sizes = split_chunks(nbytes, self.config.preferred_dataset_splits) if nbytes > 0 else []
-        flat, baseline = self._shape(kind, comm)
+            chunk_sizes = self._chunks(kind, nbytes) if nbytes > 0 else []
+        flat, baseline, whole = self._shape(kind, comm)
+        optimization = "baseline" if baseline else self.config.collective_optimization
+        dims = all_gather_order(comm.dims) if kind == "all-gather" else comm.dims
+        bandwidth = {d: self.topology.dims[comm.algorithm_dim(d)].bandwidth for d in comm.dims}
         plans = []
         for index, size in enumerate(chunk_sizes):
-            order = dimension_order(self.config.inter_dimension_scheduling, comm.dims, index, load, self._bandwidth)
-            plan = plan_phases(kind, size, comm, flat, "baseline" if baseline else self.config.collective_optimization,
-                               order)
+            order = dimension_order(self.config.inter_dimension_scheduling, dims, index, load, bandwidth)
+            plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
             plans.append([(phase, self._algorithm(kind, phase, comm)) for phase in plan])
             for phase in plan:
                 if phase.dim is not None:
@@ -140,28 +161,42 @@ class System:
         total = 0.0
         for plan in plans:
             for phase, name in plan:
-                size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
+                size = len(comm.members) if phase.dim is None else comm.size(phase.dim)
                 total += resolve(name)[0].wire_bytes(phase.op, phase.nbytes, size) / size
         return total
 
-    # ------------------------------------------------------------------ planning
+    def _chunks(self, kind: str, nbytes: int) -> list[int]:
+        """The collective's chunk sizes: ASTRA-sim's (equal chunks of nbytes // splits, rounded up in
+        number) under its accounting, else `preferred-dataset-splits` near-equal chunks."""
+        splits = self.config.preferred_dataset_splits
+        if self.astra_accounting:
+            return astra_chunks(nbytes, splits, 1 if kind == "all-gather" else self.topology.npus)
+        return split_chunks(nbytes, splits)
+
     def _names(self, kind: str, comm: Communicator) -> list[str]:
         names = self.config.algorithms(kind)
-        return [names[0] if len(names) == 1 else names[d] for d in comm.dims] or [names[0]]
+        return [names[0] if len(names) == 1 else names[d] for d in comm.algorithm_dims] or [names[0]]
 
-    def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool]:
-        """(one flat phase?, all-reduce falls back to baseline because a dimension cannot reduce-scatter?).
+    def _shape(self, kind: str, comm: Communicator) -> tuple[bool, bool, frozenset]:
+        """(one flat phase?, all-reduce falls back to baseline?, dimensions that can only all-reduce).
 
-        localBWAware all-reduce reduce-scatters on the leading dimensions; when a dimension's
-        all-reduce algorithm cannot (double-binary-tree, halving-doubling on 6 NPUs) the
-        collective runs a full all-reduce per dimension instead.
+        localBWAware all-reduce reduce-scatters on the leading dimensions. A dimension whose
+        all-reduce algorithm never reduce-scatters (double-binary-tree) all-reduces the whole data
+        in that place and again in the all-gather's, as ASTRA-sim does; under the physical
+        accounting, and when an algorithm cannot reduce-scatter on its group size (halving-doubling
+        on 6 NPUs), the collective runs a full all-reduce per dimension instead.
         """
         if kind not in DIMENSIONAL:
-            return True, False
+            return True, False, frozenset()
         algorithms = [resolve(name)[0] for name in self._names(kind, comm)]
         flat = not comm.dims or any(a.flat for a in algorithms)
-        return flat, kind == "all-reduce" and any(not a.supports("reduce-scatter", size)
-                                                  for a, size in zip(algorithms, comm.sizes))
+        if kind != "all-reduce":
+            return flat, False, frozenset()
+        whole = frozenset(d for d, a in zip(comm.dims, algorithms)
+                          if self.astra_accounting and "reduce-scatter" not in a.ops)
+        baseline = any(not a.supports("reduce-scatter", size)
+                       for d, a, size in zip(comm.dims, algorithms, comm.sizes) if d not in whole)
+        return flat, baseline, whole
 
     def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> str:
         """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if not)."""
@@ -169,10 +204,20 @@ class System:
             name = ROOTED_ALGORITHM[kind]
         else:
             names = self.config.algorithms(kind)
-            name = names[0] if phase.dim is None or len(names) == 1 else names[phase.dim]
-        size = len(comm.members) if phase.dim is None else self.sizes[phase.dim]
+            name = names[0] if phase.dim is None or len(names) == 1 else names[comm.algorithm_dim(phase.dim)]
+        size = len(comm.members) if phase.dim is None else comm.size(phase.dim)
         resolve(name)[0].check(name, phase.op, size)
         return name
+
+    def _variant(self, name: str, phase: Phase, comm: Communicator) -> int:
+        """The variant of an issued phase (double-binary-tree: this NPU's count of tree phases on the
+        dimension so far, so consecutive ones alternate trees; others 0)."""
+        if name != "double-binary-tree":
+            return 0
+        axis = (comm.shaped, phase.dim)  # a shaped group's axes have trees of their own
+        variant = self._trees[axis]
+        self._trees[axis] += 1
+        return variant
 
     # ------------------------------------------------------------------ execution
     def _run(self, record, plans, comm, tag, issue, priority, payload):
@@ -191,10 +236,10 @@ class System:
         return record
 
     def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload):
-        for step, (phase, name) in enumerate(plan):
+        for step, (phase, name, variant) in enumerate(plan):
             phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
-            group = comm.members if phase.dim is None else tuple(self.topology.peers(self.npu, phase.dim))
+            group = comm.members if phase.dim is None else comm.peers(self.topology, self.npu, phase.dim)
             queue = self.scheduler.queue(group, index)
             key = (chunk_tag, step)
             yield queue.request(self.env, self.npu, key,
@@ -204,12 +249,14 @@ class System:
             rank = group.index(self.npu)
             data = payload.phase(phase, group, rank) if payload is not None else None
             ctx = PhaseContext(self.endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
-                               self.reduce_ns_per_byte, self.config.direct_collective_window if window is None
-                               else window, index, data)
+                               self.reduction, self.astra_accounting,
+                               self.config.direct_collective_window if window is None else window, variant, data)
             yield from algorithm.run(ctx)
             if data is not None:
                 data.finish()
-            queue.release(key)
+            if self.config.phase_barrier == "all":  # ASTRA-sim v1: the chunk moves on once every NPU has finished
+                yield self.scheduler.barrier(self.env, key, len(comm.members))
+            queue.release(self.npu, key)
             phase_record.finished_at = self.env.now
 
 

@@ -11,6 +11,8 @@ from netsim.config import Source
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network, parse_network_table
 from system import build_systems, load_system
+from workload.chakra.schema import NODE_TYPES, AttributeProto, BoolList, GlobalMetadata, Node
+from workload.chakra.stream import write_trace_file
 
 ASTRA_SIM_INPUTS = Path(__file__).resolve().parent / "data" / "astra-sim-inputs"  # ASTRA-sim's own samples
 
@@ -73,3 +75,23 @@ def closed_form_cycles(config, src: int, dst: int, nflits: int) -> int:
         cycles += max(1, up(link.latency * g.clock_ghz)) + cpf - 1
         cpfs.append(cpf)
     return cycles + (nflits - 1) * max(cpfs)
+
+
+def chakra_node(node_id: int, kind: str, deps=(), ctrl=(), name: str = "", micros: int = 0, **attrs):
+    """A Chakra Node message: `kind` is a NodeType without _NODE (COMP, COMM_COLL, ...); each attribute
+    is given as (value field, value), e.g. comm_size=("int64_val", 1024)."""
+    node = Node(id=node_id, name=name or f"{kind.lower()}{node_id}", type=NODE_TYPES.index(f"{kind}_NODE"),
+                data_deps=deps, ctrl_deps=ctrl, duration_micros=micros)
+    for attr, (field, value) in attrs.items():
+        if field == "bool_list":
+            value = BoolList(values=value)
+        node.attr.append(AttributeProto(name=attr, **{field: value}))
+    return node
+
+
+def write_traces(folder: Path, per_npu: list, name: str = "trace") -> Path:
+    """Write one NAME.<rank>.et per entry of `per_npu` (a list of nodes); returns the prefix folder/NAME."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for npu, nodes in enumerate(per_npu):
+        write_trace_file(folder / f"{name}.{npu}.et", GlobalMetadata(version="0.0.4"), nodes)
+    return folder / name

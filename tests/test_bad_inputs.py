@@ -7,7 +7,8 @@ import pytest
 from netsim.cli import main
 
 RING = 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ {bw} ]\nlatency: [ 500 ]\n'
-LEGACY_JSON = '{{"topologies-per-dim": ["Ring"], "units-count": [8], "link-bandwidth": [{bw}], "link-latency": [500]}}'
+LEGACY_JSON = ('{{"topologies-per-dim": ["Ring"], "units-count": [8], "links-count": [16], "link-bandwidth": [{bw}], '
+               '"link-latency": [500]}}')
 TORUS = '[topology]\nkind = "torus"\ndims = [4]\nbandwidth = "50GB/s"\nlatency = "500ns"\n'
 LAYER = "l1 -1 {fwd} NONE 0 5 NONE 0 5 ALLREDUCE {size} 5\n"
 STUDY = '[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n'

@@ -176,3 +176,13 @@ def test_readme_documents_every_column_in_file_order(tmp_path):
         missing = [column for column in columns if column not in documented]
         assert not missing, f"{csv.parent.name}/{csv.name}: README does not document {missing}"
         assert [c for c in documented if c in columns] == columns, f"{csv.name}: README's order is not the file's"
+
+
+@pytest.mark.parametrize("command", [["run", "--workload", "microAllToAll"],
+                                     ["collective", "all-to-all", "--size", "1MiB"]])
+def test_congestion_aware_backend_from_the_command_line(tmp_path, command):
+    result = netsim(*command, "--network", "torus-2x4x4", "--backend", "congestion-aware", "--json",
+                    "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "congestion-aware"
+    assert pd.read_csv(tmp_path / "o" / "links.csv")["utilization"].max() <= 1 + 1e-9

@@ -107,3 +107,47 @@ def test_phase_records_split_queueing_from_network_delay():
     first, second = events[0].value.chunks
     assert first[0].queueing_delay_ns == 0
     assert second[0].queueing_delay_ns == pytest.approx(first[0].network_delay_ns)
+
+
+@pytest.mark.parametrize("accounting, kind, size, chunks", [
+    ("astra-sim", "all-reduce", 3 * 2**20 + 7, [786433] * 5),  # 4 splits of 786,433 leave 3 bytes: a 5th chunk
+    ("physical", "all-reduce", 3 * 2**20 + 7, [786434, 786434, 786434, 786433]),
+    ("astra-sim", "all-reduce", 10, [16] * 4),  # at least one byte per NPU: 4 chunks of 16
+    ("astra-sim", "all-gather", 10, [2] * 5),  # (all-gather has no minimum)
+])
+def test_chunk_sizes(accounting, kind, size, chunks):
+    """ASTRA-sim cuts nbytes // splits per chunk and as many chunks as cover the size; the physical
+    accounting splits the size exactly."""
+    net = analytical("switch-16")
+    systems = systems_for(net, preferred_dataset_splits=4, collective_accounting=accounting)
+    events = [s.collective(kind, size) for s in systems]
+    net.run()
+    assert [chunk[0].nbytes for chunk in events[0].value.chunks] == chunks
+
+
+def test_all_gather_visits_the_last_dimension_first():
+    """As in ASTRA-sim: the shard goes round dimension 1 first, then 4 shards round dimension 0."""
+    shard = 2**20
+    time, net = run("torus-4x4", "all-gather", shard, endpoint_delay=0, preferred_dataset_splits=1)
+    assert time == pytest.approx(3 * (A + shard / B) + 3 * (A + 4 * shard / B))
+    systems = systems_for(net, preferred_dataset_splits=1)
+    events = [s.all_gather(shard) for s in systems]
+    net.run()
+    assert [p.dim for p in events[0].value.chunks[0]] == [1, 0]
+
+
+@pytest.mark.parametrize("accounting, phases", [
+    ("astra-sim", [(0, "all-reduce"), (1, "all-reduce"), (0, "all-reduce")]),
+    ("physical", [(0, "all-reduce"), (1, "all-reduce")]),
+])
+def test_a_tree_dimension_in_a_local_bandwidth_aware_all_reduce(accounting, phases):
+    """A double-binary-tree dimension cannot reduce-scatter: ASTRA-sim all-reduces the whole data in
+    its reduce-scatter place and again in its all-gather place; the physical accounting falls back to
+    one all-reduce per dimension."""
+    net = analytical("torus-4x4")
+    systems = systems_for(net, preferred_dataset_splits=1, all_reduce_implementation=["double-binary-tree", "ring"],
+                          collective_accounting=accounting)
+    events = [s.all_reduce(2**20) for s in systems]
+    net.run()
+    record = events[0].value
+    assert [(p.dim, p.op, p.nbytes) for p in record.chunks[0]] == [(d, op, 2**20) for d, op in phases]

@@ -28,7 +28,10 @@ def test_oversubscribed_analytical_links_are_flagged_and_packet_links_never_exce
     busiest = links.loc[s["max_link_utilization_link"]]
     assert busiest["utilization"] == s["max_link_utilization"]
     (warning,) = s["warnings"]
-    assert f"link {busiest['src']}->{busiest['dst']}" in warning and "--backend garnet" in warning
+    assert f"link {busiest['src']}->{busiest['dst']}" in warning and "--backend congestion-aware or garnet" in warning
+    aware = run_collective(load_network("ring-16", backend="congestion-aware"),
+                           load_system("default", [(["all-reduce-implementation"], "direct")]), "all-reduce", 64 * 2**20)
+    assert 0 < aware.summary["max_link_utilization"] <= 1.0 and aware.summary["warnings"] == []
     packet = run_collective(load_network("ring-16", backend="garnet"), system, "all-to-all", 64 * 1024)
     assert 0 < packet.summary["max_link_utilization"] <= 1.0 and packet.summary["warnings"] == []
 

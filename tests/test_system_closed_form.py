@@ -37,7 +37,9 @@ def test_direct_all_to_all_is_two_endpoint_delays_and_one_message():
 
 
 @pytest.mark.parametrize("window", [1, 4, 15])
-def test_direct_window_runs_rounds_of_window_messages(window):
+def test_direct_window_keeps_window_messages_awaited(window):
+    """Each handled arrival lets the next message go; on a switch every message takes as long, so the
+    messages go in rounds of `window`."""
     net, size = analytical("switch-16"), 16 * 4096
     rounds = math.ceil(15 / window)
     expected = E + rounds * (net_time(net, 0, 1, size // 16) + E)
@@ -50,10 +52,13 @@ def test_direct_window_from_the_config_key():
     assert run(net, "all-to-all", size, "direct", direct_collective_window=2) == pytest.approx(expected)
 
 
-def test_ring_all_to_all_takes_p_minus_1_steps_of_growing_distance():
+def test_ring_all_to_all_forwards_every_block_hop_by_hop():
+    """ASTRA-sim's ring all-to-all: p(p-1)/2 steps of one block to the next rank."""
     net, size = analytical("ring-8"), 8 * 4096
-    expected = E + sum(net_time(net, 0, s, size // 8) + E for s in range(1, 8))
-    assert run(net, "all-to-all", size, "ring") == pytest.approx(expected)
+    steps = 8 * 7 // 2
+    assert run(net, "all-to-all", size, "ring") == pytest.approx(E + steps * (net_time(net, 0, 1, size // 8) + E))
+    assert net.bytes_sent == [steps * size // 8] * 8
+    assert sum(net.link_bytes) == 8 * steps * size // 8  # every message crosses one link
 
 
 def test_direct_all_reduce_is_a_direct_reduce_scatter_then_all_gather():
@@ -104,58 +109,67 @@ def test_non_power_of_two_all_reduce_folds_the_extra_ranks():
 
 
 def test_double_binary_tree_all_reduce_climbs_and_descends_the_tree():
+    """ASTRA-sim's first tree on 16 NPUs: root 15 over the in-order tree of 0..14 (root 7, leaves the
+    even ranks), so the deepest leaf is 4 hops below the root; a leaf starts with one endpoint
+    delay and every node handles each arrival with one."""
     net, size = analytical("switch-16"), 2**20
-    depth = int(math.log2(16))  # the heap over 16 positions has its deepest leaf at depth 4
-    assert run(net, "all-reduce", size, "double-binary-tree") == pytest.approx(
-        E + 2 * depth * (net_time(net, 0, 1, size) + E))
+    assert run(net, "all-reduce", size, "double-binary-tree") == pytest.approx(E + 8 * (net_time(net, 0, 1, size) + E))
     assert sum(net.bytes_sent) == 2 * 15 * size
-    assert net.bytes_sent[0] == 2 * size and net.bytes_sent[15] == size  # root sends down, leaf up
+    assert net.bytes_sent[0] == size and net.bytes_sent[15] == size  # a leaf sends up, the root down to its one child
+    assert net.bytes_sent[7] == 3 * size  # the inner root: up to 15, down to 3 and 11
 
 
 def test_double_binary_tree_alternates_trees_between_chunks():
     net, size = analytical("switch-16"), 2**20
     run(net, "all-reduce", size, "double-binary-tree", preferred_dataset_splits=2)
-    # NPU 0 is the root of tree one and a leaf of tree two, NPU 15 the other way round
-    assert net.bytes_sent[0] == net.bytes_sent[15] == 2 * (size // 2) + size // 2
+    # NPU 0 is a leaf of tree one and the root of tree two, NPU 15 the other way round
+    assert net.bytes_sent[0] == net.bytes_sent[15] == size
 
 
-@pytest.mark.parametrize("algorithm", ["direct", "halving-doubling", "double-binary-tree"])
-def test_k_chunks_with_one_active_chunk_take_k_times_one_chunk(algorithm):
-    size = 16 * 4 * 4096
-    one = run(analytical("switch-16"), "all-reduce", size // 4, algorithm)
-    four = run(analytical("switch-16"), "all-reduce", size, algorithm, preferred_dataset_splits=4)
-    assert four == pytest.approx(4 * one)
+@pytest.mark.parametrize("npus, hops, astra_reductions, physical_reductions", [(16, 8, 7, 7), (6, 6, 5, 4)])
+def test_tree_reductions_under_both_accountings(npus, hops, astra_reductions, physical_reductions):
+    """On the deepest leaf's path ASTRA-sim charges every node going up one reduction (its children's
+    messages reduce in parallel) and every inner node going down another; the physical accounting
+    reduces one child's message after the other and only forwards on the way down. On 16 NPUs
+    (every inner node has two children) the two come to the same; on 6 (tree 5-2-{1-0, 4-3}) the
+    inner nodes 1 and 4 have one child, so ASTRA-sim charges one reduction more."""
+    reduction = 3 * 2**20 / 100.0
+    for accounting, reductions in (("astra-sim", astra_reductions), ("physical", physical_reductions)):
+        net = analytical("switch-16", npus=npus)
+        total = run(net, "all-reduce", 2**20, "double-binary-tree", local_mem_bw="100GB/s",
+                    collective_accounting=accounting)
+        assert total == pytest.approx(E + hops * (net_time(net, 0, 1, 2**20) + E) + reductions * reduction)
 
 
-def test_local_memory_bandwidth_adds_three_accesses_per_reduced_byte():
-    net, size = analytical("ring-8"), 8 * 2**16
-    slice_ = size // 8
-    expected = E + 7 * (net_time(net, 0, 1, slice_) + E + 3 * slice_ / 100.0)
-    assert run(net, "reduce-scatter", size, local_mem_bw="100GB/s") == pytest.approx(expected)
+@pytest.mark.parametrize("accounting, reductions", [("astra-sim", 1), ("physical", 15)])
+def test_direct_reduce_scatter_reduces_its_arrivals_in_parallel_or_one_after_another(accounting, reductions):
+    """ASTRA-sim handles each of the p-1 arrivals on its own (they reduce at once); the physical
+    accounting's local memory reduces them one after another."""
+    net, size = analytical("switch-16"), 16 * 4096
+    reduction = 3 * (size // 16) / 100.0
+    assert run(net, "reduce-scatter", size, "direct", local_mem_bw="100GB/s", collective_accounting=accounting) == \
+        pytest.approx(2 * E + net_time(net, 0, 1, size // 16) + reductions * reduction)
 
 
-def test_one_ring_runs_one_ring_over_every_npu():
-    net, size = analytical("torus-4x4"), 16 * 4096
-    t = run(net, "all-reduce", size, "one-ring")
-    # 30 steps of D/16 between consecutive ranks; the 4 -> 5 style hops cross one link, 3 -> 4 wraps a row
-    assert net.bytes_sent == [2 * 15 * size // 16] * 16
-    assert t > E + 30 * (net_time(net, 0, 1, size // 16) + E) - 1e-6
+@pytest.mark.parametrize("accounting, reduced", [("astra-sim", 2), ("physical", 3)])
+def test_windowed_direct_reduce_scatter_charges_reductions_as_astra_sim_counts_them(accounting, reduced):
+    """8 NPUs, window 3: arrivals come in runs of 3, and ASTRA-sim reduces only the runs 1-3 and 7
+    (its packet counters alternate); the phase's critical path has three arrivals."""
+    net, size = analytical("switch-16", npus=8), 8 * 4096
+    reduction = 3 * (size // 8) / 100.0
+    assert run(net, "reduce-scatter", size, "direct3", local_mem_bw="100GB/s", collective_accounting=accounting) == \
+        pytest.approx(4 * E + 3 * net_time(net, 0, 1, size // 8) + reduced * reduction)
 
 
-def test_localbwaware_and_baseline_differ_in_traffic_on_two_dimensions():
-    size = 16 * 2**16
-    local = analytical("torus-4x4")
-    run(local, "all-reduce", size, "halving-doubling")
-    base = analytical("torus-4x4")
-    run(base, "all-reduce", size, "halving-doubling", collective_optimization="baseline")
-    assert local.bytes_sent[0] == 2 * 3 * size // 4 + 2 * 3 * size // 16
-    assert base.bytes_sent[0] == 2 * (2 * 3 * size // 4)
-
-
-def test_hierarchical_all_to_all_moves_all_data_per_dimension():
-    net, size = analytical("torus-4x4"), 16 * 4096
-    run(net, "all-to-all", size, "direct")
-    assert net.bytes_sent == [2 * 3 * size // 4] * 16
+@pytest.mark.parametrize("accounting, reduced", [("astra-sim", [4, 8]), ("physical", [2, 4, 8])])
+def test_halving_doubling_reduce_scatter_charges(accounting, reduced):
+    """ASTRA-sim charges a halving step the reduction of the message it sends next (D/4 after D/2,
+    D/8 after D/4) and the last step none; the physical accounting reduces what arrived."""
+    net, size = analytical("switch-16", npus=8), 8 * 8192
+    steps = sum(net_time(net, 0, 1, size // k) + E for k in (2, 4, 8))
+    assert run(net, "reduce-scatter", size, "halving-doubling", local_mem_bw="100GB/s",
+               collective_accounting=accounting) == \
+        pytest.approx(E + steps + sum(3 * (size // k) / 100.0 for k in reduced))
 
 
 def _wire_bytes_cases():

@@ -33,11 +33,11 @@ def test_astra_sim_samples_load(astra_sim_inputs):
         assert config.preferred_dataset_splits >= 1
 
 
-def test_legacy_spellings_and_window():
+def test_legacy_spellings():
     config = load_system(BUNDLED / "sample_a2a_sys.txt")
     assert config.all_reduce == ("double-binary-tree",)
     assert config.all_gather == ("halving-doubling",)
-    assert config.direct_collective_window == 2
+    assert (config.phase_barrier, config.local_mem_bw) == ("all", 500000)  # ASTRA-sim v1's, which has no key for them
     assert algorithm_list("ring_halvingDoubling_direct8") == ("ring", "halving-doubling", "direct8")
     assert algorithm_list(["oneRing"]) == ("one-ring",)
 
@@ -89,3 +89,16 @@ def test_bad_collective_calls_are_one_line_errors():
         systems[0].collective("allreduce", 10)
     with pytest.raises(ConfigError, match="must list distinct NPUs including this one"):
         systems[0].collective("all-reduce", 10, group=(1, 2))
+
+
+def test_astra_sim_keys_netsim_does_not_model_are_read_as_astra_sim_does(tmp_path):
+    """v1 and 2.x accept trace, log and LogGP keys that change nothing without the shared bus; with
+    the shared bus on they would, so that is refused."""
+    path = tmp_path / "v1_sys.txt"
+    lines = ["all-reduce-implementation: ring", "local-reduction-delay: 1", "L: 0", "o: 0", "g: 0", "G: 0.0038",
+             "seprate-log: 1", "gap-denominator: 1"]
+    path.write_text("\n".join(lines + ["model-shared-bus: 0"]) + "\n")
+    assert load_system(path).all_reduce == ("ring",)
+    path.write_text("\n".join(lines + ["model-shared-bus: 1"]) + "\n")
+    with pytest.raises(ConfigError, match=r"v1_sys.txt:9: key 'model-shared-bus': .*not modelled"):
+        load_system(path)

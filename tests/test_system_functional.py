@@ -42,14 +42,15 @@ def verify(network, overrides, kind, nbytes, dims=None, **system):
        nbytes=st.integers(1, 97), chunks=st.integers(1, 4), active=st.integers(1, 3),
        optimization=st.sampled_from(["localBWAware", "baseline"]),
        inter=st.sampled_from(["ascending", "round-robin", "themis"]), queues=st.integers(1, 2),
-       intra=st.sampled_from(["fifo", "smallest-first", "less-remaining-phases-first"]))
+       intra=st.sampled_from(["fifo", "smallest-first", "less-remaining-phases-first"]),
+       accounting=st.sampled_from(["astra-sim", "physical"]))
 def test_every_algorithm_computes_its_collective(shape, kind, data, nbytes, chunks, active, optimization, inter,
-                                                 queues, intra):
+                                                 queues, intra, accounting):
     algorithm = data.draw(st.sampled_from(ALGORITHMS[kind]))
     network, overrides = shape
     system = {KEY[kind]: algorithm, "preferred_dataset_splits": chunks, "active_chunks_per_dimension": active,
               "collective_optimization": optimization, "inter_dimension_scheduling": inter,
-              "queues_per_dimension": queues, "intra_dimension_scheduling": intra}
+              "queues_per_dimension": queues, "intra_dimension_scheduling": intra, "collective_accounting": accounting}
     try:
         assert verify(network, overrides, kind, nbytes, **system) == 1
     except ConfigError as exc:  # only power-of-two limits may refuse a shape, and they say so

@@ -56,6 +56,17 @@ def test_less_remaining_phases_first_finishes_chunks_early():
     assert first_chunk_done("less-remaining-phases-first") < first_chunk_done("fifo")
 
 
+def test_an_npu_starts_its_next_phase_as_soon_as_its_slot_frees():
+    """As in ASTRA-sim, slots are per NPU: the first tree's root (NPU 15) finishes chunk 1 long before
+    its leaves and starts chunk 2 at once, while a leaf (NPU 0) starts it only when it is done."""
+    net = analytical("switch-16")
+    systems = systems_for(net, preferred_dataset_splits=2, all_reduce_implementation="double-binary-tree")
+    events = [s.all_reduce(2**20) for s in systems]
+    net.run()
+    root, leaf = events[15].value.chunks, events[0].value.chunks
+    assert root[1][0].started_at == root[0][0].finished_at < leaf[0][0].finished_at == leaf[1][0].started_at
+
+
 def test_two_queues_per_dimension_overlap_like_two_active_chunks():
     size = 8 * 2**20
     times = []

@@ -3,14 +3,18 @@
 ASTRA-sim maps a parallelism keyword to the dimensions of the logical topology each pass's
 collective runs over (dimension 0 varies fastest in NPU ids):
 
-- DATA, DLRM, MICRO, MODEL, DISTRIBUTED_INFERENCE: every dimension.
+- DATA, DLRM, MICRO: the weight-gradient collective over every dimension, no forward or
+  input-gradient collective (none involves a dimension);
+- MODEL, DISTRIBUTED_INFERENCE: forward and input-gradient collectives over every dimension, no
+  weight-gradient collective (model parallelism shards the weights);
 - HYBRID_DATA_MODEL: model parallel (fwd, ig) on dimension 0, data parallel (wg) on the rest.
 - HYBRID_MODEL_DATA: data parallel on dimension 0, model parallel on the rest.
 - HYBRID_TRANSFORMER(_FWD_IN_BCKWD): the first `model_parallel_NPU_group` NPUs in id order form
   the model-parallel group, the NPUs with the same position in every such block the data-parallel
-  group. When the group size is a product of leading dimensions these are dimension subsets (and
-  collectives stay hierarchical); when it splits a dimension (ASTRA-sim's break_dimension) they
-  are explicit NPU groups.
+  group. When the group size is a product of leading dimensions these are dimension subsets;
+  when it ends inside a dimension, ASTRA-sim v1 splits that dimension in two (break_dimension):
+  the groups are explicit, shaped like the dimensions they cover with the split one cut in its
+  two parts, each part running the split dimension's algorithm. Collectives stay hierarchical.
 """
 
 from __future__ import annotations
@@ -27,9 +31,13 @@ class Communicator:
 
     dims: tuple | None = None
     group: tuple | None = None
+    shape: tuple | None = None  # a group's axes (axis 0 fastest) and the topology dimension each belongs to
+    algorithm_dims: tuple | None = None
 
     def issue(self, run, layer: int, phase: str, comm, **kwargs):
         """`run.issue` over this communicator."""
+        if self.shape is not None:
+            kwargs.update(shape=self.shape, algorithm_dims=self.algorithm_dims)
         return run.issue(layer, phase, comm, self.dims, group=self.group, **kwargs)
 
 
@@ -52,10 +60,17 @@ def split_model_data(topology, npu: int, group_size: int, where: str) -> tuple[C
         if prod(sizes[:boundary]) == group_size:
             return (Communicator(dims=tuple(range(boundary))),
                     Communicator(dims=tuple(range(boundary, len(sizes)))))
+    split = next(d for d in range(len(sizes)) if prod(sizes[:d + 1]) > group_size)
+    inner = group_size // prod(sizes[:split])  # the split dimension's part inside a model group
+    if group_size % prod(sizes[:split]) or sizes[split] % inner:
+        raise ConfigError(f"{where}: model_parallel_NPU_group: {group_size} does not split dimension {split} "
+                          f"({sizes[split]} NPUs after {prod(sizes[:split])}) into whole parts")
     block = npu // group_size
     model = tuple(range(block * group_size, (block + 1) * group_size))
     data = tuple(range(npu % group_size, npus, group_size))
-    return Communicator(group=model), Communicator(group=data)
+    return (Communicator(group=model, shape=(*sizes[:split], inner), algorithm_dims=tuple(range(split + 1))),
+            Communicator(group=data, shape=(sizes[split] // inner, *sizes[split + 1:]),
+                         algorithm_dims=tuple(range(split, len(sizes)))))
 
 
 def pass_comms(policy: str, topology, npu: int, options: dict, where: str) -> PassComms:
@@ -63,8 +78,11 @@ def pass_comms(policy: str, topology, npu: int, options: dict, where: str) -> Pa
     every = Communicator(dims=tuple(range(len(topology.dim_sizes))))
     rest = Communicator(dims=tuple(range(1, len(topology.dim_sizes))))
     first = Communicator(dims=(0,))
-    if policy in ("DATA", "MODEL", "MICRO", "DISTRIBUTED_INFERENCE", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED"):
-        return PassComms(every, every, every)
+    nobody = Communicator(dims=())
+    if policy in ("DATA", "MICRO", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED"):
+        return PassComms(nobody, nobody, every)
+    if policy in ("MODEL", "DISTRIBUTED_INFERENCE"):
+        return PassComms(every, every, nobody)
     if policy == "HYBRID_DATA_MODEL":
         return PassComms(first, first, rest)
     if policy == "HYBRID_MODEL_DATA":

@@ -72,7 +72,8 @@ def totals(run: NpuRun) -> dict:
             "finish_time_ns": run.finished_at}
 
 
-def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The union of time intervals as sorted, disjoint intervals."""
     merged: list[list[float]] = []
     for start, end in sorted(intervals):
         if merged and start <= merged[-1][1]:
@@ -82,14 +83,15 @@ def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return [(a, b) for a, b in merged]
 
 
-def _length(intervals) -> float:
+def length(intervals) -> float:
+    """Total length of disjoint intervals."""
     return sum(b - a for a, b in intervals)
 
 
-def overlap(run: NpuRun) -> dict:
-    """Compute/communication overlap of one NPU (ns): time some collective of it was in flight
+def overlap_of(compute_intervals: list, comm_intervals: list) -> dict:
+    """Compute/communication overlap of one NPU (ns): time some communication of it was in flight
     (`comm_busy_time_ns`), and how much of that time it was computing (`compute_comm_overlap_ns`)."""
-    compute, comm = _union(run.compute_intervals), _union(run.comm_intervals)
+    compute, comm = union(compute_intervals), union(comm_intervals)
     both, i, j = 0.0, 0, 0
     while i < len(compute) and j < len(comm):
         both += max(0.0, min(compute[i][1], comm[j][1]) - max(compute[i][0], comm[j][0]))
@@ -97,6 +99,11 @@ def overlap(run: NpuRun) -> dict:
             i += 1
         else:
             j += 1
-    busy = _length(comm)
+    busy = length(comm)
     return {"comm_busy_time_ns": busy, "compute_comm_overlap_ns": both,
             "overlap_fraction": both / busy if busy > 0 else 0.0}
+
+
+def overlap(run: NpuRun) -> dict:
+    """`overlap_of` a training loop's NPU: its compute intervals and its collectives' intervals."""
+    return overlap_of(run.compute_intervals, run.comm_intervals)

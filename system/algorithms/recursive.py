@@ -3,7 +3,10 @@
 Halving-doubling (Rabenseifner): reduce-scatter by recursive halving -- at distance p/2, p/4,
 ..., 1 a rank swaps half of its current range with `rank ^ distance` and reduces the half it
 keeps (messages D/2, D/4, ..., D/p) -- and all-gather by recursive doubling, the same steps in
-reverse. Recursive doubling (butterfly) all-reduce swaps and reduces the whole buffer at every
+reverse. Under ASTRA-sim's accounting (`collective-accounting = "astra-sim"`) a halving step is
+charged the reduction of the message it sends next, half the one it received, and the last step
+none (ASTRA-sim 2.x's HalvingDoubling); under "physical" each step reduces what it received.
+Recursive doubling (butterfly) all-reduce swaps and reduces the whole buffer at every
 step. Both all-reduces handle any group size: with p = 2^k + e, ranks 0..2e-1 first fold pairwise
 (each odd rank hands its data to the even rank below), the 2^k remaining ranks run the algorithm,
 and the even ranks hand the result back. Reduce-scatter and all-gather need a power of two.
@@ -37,7 +40,10 @@ def _halving(ctx: PhaseContext, virtual: int, power: int, extra: int, key: int) 
         partner = _real(virtual ^ distance, extra)
         mid = (lo + hi) // 2
         keep, give = ((mid, hi), (lo, mid)) if virtual & distance else ((lo, mid), (mid, hi))
-        yield from ctx.exchange(partner, partner, give, keep, key, True)
+        charged = None  # the received message's reduction
+        if ctx.astra_accounting:
+            charged = (keep[1] - keep[0]) // 2 * ctx.unit if distance > 1 else 0
+        yield from ctx.exchange(partner, partner, give, keep, key, True, charged=charged)
         lo, hi = keep
         distance //= 2
         key += 1
@@ -79,11 +85,12 @@ def _all_reduce(ctx: PhaseContext, butterfly: bool) -> Generator:
         if virtual < 0:
             ctx.send(r - 1, everything, "fold", full)
             yield ctx.recv(r - 1, everything, "unfold", full)
-            ctx.land(r - 1, everything, "unfold", False, full)
-            yield ctx.env.timeout(ctx.endpoint_delay)
+            ctx.land(r - 1, everything, "unfold", False)
+            yield ctx.handled()
             return
         yield ctx.recv(r + 1, everything, "fold", full)
-        yield ctx.env.timeout(ctx.endpoint_delay + ctx.land(r + 1, everything, "fold", True, full))
+        ctx.land(r + 1, everything, "fold", True)
+        yield ctx.handled(full)
     if butterfly:
         distance, key = 1, 0
         while distance < power:

@@ -56,20 +56,26 @@ class NpuRun:
             self.compute_intervals.append((self.env.now, self.env.now + ns))
         return self.env.timeout(ns)
 
-    def issue(self, layer: int, phase: str, comm: Comm, dims=None, *, group=None, priority=None,
-              update_ns: float = 0.0) -> simpy.Event | None:
+    def issue(self, layer: int, phase: str, comm: Comm, dims=None, *, group=None, shape=None, algorithm_dims=None,
+              priority=None, update_ns: float | None = None) -> simpy.Event | None:
         """Start `layer`'s collective for `phase` without blocking; None when the layer has none.
 
         `dims` / `group` select the communicator (a subset of topology dimensions, or an explicit
-        tuple of NPU ids); `priority` orders it in the dimension queues (lower first). The returned
-        event fires `update_ns` after the collective ends: the weight update a layer applies once its
-        gradients arrived (ASTRA-sim's update time), which the next use of the layer must wait for.
+        tuple of NPU ids, optionally with a `shape` and `algorithm_dims`: see System.collective);
+        `priority` orders it in the dimension queues (lower first). The returned
+        event fires `update_ns` after the collective ends (by default the layer's update time: as in
+        ASTRA-sim, every collective of a layer, forward, input- or weight-gradient, completes one
+        update time after its network part), which whoever waits on it waits for too.
         """
-        if not comm.active:
-            return None
+        if update_ns is None:
+            update_ns = self.workload.layers[layer].update_time
+        if not comm.active or self._alone(dims, group):
+            return None  # as in ASTRA-sim, a collective no other NPU takes part in is none (no update time either)
         kwargs = {}
         if group is not None:
             kwargs["group"] = tuple(group)
+        if shape is not None:
+            kwargs.update(shape=tuple(shape), algorithm_dims=tuple(algorithm_dims))
         if priority is not None:
             kwargs["priority"] = priority
         process = self.system.collective(comm.kind, comm.nbytes, dims, **kwargs)
@@ -87,6 +93,13 @@ class NpuRun:
 
         process.callbacks.append(finished)
         return waited_on
+
+    def _alone(self, dims, group) -> bool:
+        """Whether the communicator is this NPU alone (no dimension of more than one NPU, or a group of one)."""
+        if group is not None:
+            return len(group) <= 1
+        sizes = self.system.topology.dim_sizes
+        return all(sizes[d] <= 1 for d in (range(len(sizes)) if dims is None else dims))
 
     def _then_update(self, process: simpy.Event, update_ns: float) -> Generator:
         yield process

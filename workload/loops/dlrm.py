@@ -70,13 +70,12 @@ def dlrm_loop(run: NpuRun, enhanced: bool) -> Generator:
         for i in reversed(range(len(layers))):
             layer = layers[i]
             yield run.compute(i, "wg", layer.wg_compute)
-            wg_pending[i] = run.issue(i, "wg", layer.wg_comm, update_ns=layer.update_time)
+            wg_pending[i] = run.issue(i, "wg", layer.wg_comm)
             if i == 0:
                 continue
             yield run.compute(i, "ig", layer.ig_compute)
             if i == bottom + 1:
-                embedding_grad = run.issue(0, "ig", layers[0].ig_comm, priority=HIGHEST_PRIORITY,
-                                           update_ns=layers[0].update_time)
+                embedding_grad = run.issue(0, "ig", layers[0].ig_comm, priority=HIGHEST_PRIORITY)
                 if enhanced and iteration + 1 < run.passes:
                     prefetched = run.env.process(_prefetch(run, embedding_grad))
     yield from run.wait(0, "ig", embedding_grad)

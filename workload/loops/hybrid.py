@@ -1,17 +1,20 @@
 """ASTRA-sim's hybrid loops: model parallelism inside a group, data parallelism across groups.
 
 HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_TRANSFORMER and HYBRID_CUSTOMIZED share one
-ordering and differ only in which NPUs each pass's collective spans (workload.communicators):
+ordering (ASTRA-sim v1's) and differ in which NPUs each pass's collective spans
+(workload.communicators) and in whether the input-gradient collective blocks:
 
 - forward, layer i: wait for layer i's weight-gradient collective of the previous pass (and its
   update time); compute; issue the forward collective (model group) and block on it;
-- backward, layer i from the last: weight-gradient compute; issue its collective (data group)
-  without blocking; block on layer i+1's input-gradient collective, whose result this layer's
-  input gradient needs (the weight-gradient compute overlapped it); then, except for the first
-  layer, input-gradient compute and its collective (model group) issued without blocking;
-- the pass ends when layer 1's input-gradient collective is done; the run when every
-  weight-gradient collective is.
+- backward, layer i from the last: input-gradient compute (every layer, the first too, as
+  ASTRA-sim does) and its collective (model group): issued without blocking except for the first
+  layer, which has none (DATA_MODEL, MODEL_DATA, CUSTOMIZED), or issued for every layer and
+  blocked on at once (TRANSFORMER); weight-gradient compute and its collective (data group),
+  issued without blocking; then block on layer i's input-gradient collective, which the layer
+  below needs (the weight-gradient compute overlapped it);
+- the run ends when every weight-gradient collective is done.
 
+Every collective of a layer completes the layer's update time after its network part.
 HYBRID_TRANSFORMER_FWD_IN_BCKWD adds activation recompute (`recompute_segments`).
 """
 
@@ -22,34 +25,36 @@ from typing import Generator
 from netsim.errors import ConfigError
 from workload.communicators import PassComms, pass_comms
 from workload.loops.core import NpuRun, register_loop
+from workload.loops.layerwise import parallelism_comms
 
 
 def _where(run: NpuRun) -> str:
     return run.workload.path or run.workload.name
 
 
-def hybrid_loop(run: NpuRun, comms: list[PassComms], recompute: dict | None = None) -> Generator:
-    """The shared hybrid ordering; `recompute` maps a layer to the first layer of the forward segment
-    to recompute (from its checkpoint) just before that layer's backward starts."""
+def hybrid_loop(run: NpuRun, comms: list[PassComms], blocking_ig: bool = False,
+                recompute: dict | None = None) -> Generator:
+    """The shared hybrid ordering; `blocking_ig`: TRANSFORMER's input-gradient collectives (every
+    layer's, blocking); `recompute` maps a layer to the first layer of the forward segment to
+    recompute (from its checkpoint) just before that layer's backward starts."""
     layers = run.workload.layers
     wg_pending = [None] * len(layers)
     for _ in range(run.passes):
         for i in range(len(layers)):
             yield from run.wait(i, "wg", wg_pending[i])
             yield from _forward(run, comms, i)
-        ig_pending = None  # the input-gradient collective of the layer above
         for i in reversed(range(len(layers))):
             layer = layers[i]
             if recompute and i in recompute:
-                for j in range(recompute[i], i + 1):
+                for j in range(recompute[i], i):
                     yield from _forward(run, comms, j)
+            yield run.compute(i, "ig", layer.ig_compute)
+            ig = comms[i].ig.issue(run, i, "ig", layer.ig_comm) if blocking_ig or i > 0 else None
+            if blocking_ig:
+                yield from run.wait(i, "ig", ig)
             yield run.compute(i, "wg", layer.wg_compute)
-            wg_pending[i] = comms[i].wg.issue(run, i, "wg", layer.wg_comm, update_ns=layer.update_time)
-            if i + 1 < len(layers):
-                yield from run.wait(i + 1, "ig", ig_pending)
-            if i > 0:
-                yield run.compute(i, "ig", layer.ig_compute)
-                ig_pending = comms[i].ig.issue(run, i, "ig", layer.ig_comm)
+            wg_pending[i] = comms[i].wg.issue(run, i, "wg", layer.wg_comm)
+            yield from run.wait(i, "ig", ig)
     for i in range(len(layers)):
         yield from run.wait(i, "wg", wg_pending[i])
 
@@ -62,8 +67,7 @@ def _forward(run: NpuRun, comms: list[PassComms], i: int) -> Generator:
 
 def uniform_comms(run: NpuRun) -> list[PassComms]:
     """Every layer uses the communicators of the workload's own keyword."""
-    comms = pass_comms(run.workload.parallelism, run.system.topology, run.npu, run.workload.options, _where(run))
-    return [comms] * len(run.workload.layers)
+    return [parallelism_comms(run)] * len(run.workload.layers)
 
 
 @register_loop("HYBRID_DATA_MODEL")
@@ -81,7 +85,7 @@ def hybrid_model_data(run: NpuRun) -> Generator:
 @register_loop("HYBRID_TRANSFORMER")
 def hybrid_transformer(run: NpuRun) -> Generator:
     """Model parallel within blocks of `model_parallel_NPU_group` NPUs, data parallel across them."""
-    yield from hybrid_loop(run, uniform_comms(run))
+    yield from hybrid_loop(run, uniform_comms(run), blocking_ig=True)
 
 
 @register_loop("HYBRID_CUSTOMIZED")
@@ -102,8 +106,8 @@ def recompute_segments(run: NpuRun) -> dict:
 
     Activations are kept only at checkpoint layers. When the backward pass reaches an initiating
     layer i, the forward pass (compute and its blocking collective) is recomputed from the nearest
-    checkpoint c <= i up to and including i, then backward continues (ASTRA-sim's
-    Forward_In_BackPass state). Layer indices are 0-based.
+    checkpoint c <= i up to i - 1 (ASTRA-sim v1's Forward_In_BackPass state stops at the
+    initiating layer), then backward continues. Layer indices are 0-based.
     """
     where = f"{_where(run)}:1"
     count = len(run.workload.layers)
@@ -126,4 +130,4 @@ def recompute_segments(run: NpuRun) -> dict:
 @register_loop("HYBRID_TRANSFORMER_FWD_IN_BCKWD")
 def hybrid_transformer_recompute(run: NpuRun) -> Generator:
     """HYBRID_TRANSFORMER with activation recompute from checkpoints during the backward pass."""
-    yield from hybrid_loop(run, uniform_comms(run), recompute_segments(run))
+    yield from hybrid_loop(run, uniform_comms(run), blocking_ig=True, recompute=recompute_segments(run))

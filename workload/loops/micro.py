@@ -9,8 +9,10 @@ from workload.loops.core import NpuRun, register_loop
 
 @register_loop("MICRO")
 def micro_benchmark(run: NpuRun) -> Generator:
-    """Each pass issues every layer's weight-gradient collective and blocks on it: the collectives
-    run back to back with no compute between them (ASTRA-sim's MICRO; compute fields are ignored)."""
-    for _ in range(run.passes):
-        for i, layer in enumerate(run.workload.layers):
-            yield from run.wait(i, "wg", run.issue(i, "wg", layer.wg_comm))
+    """Every pass's weight-gradient collective of every layer is issued at once, then waited for: as
+    in ASTRA-sim v1, the passes' collectives run concurrently, queued by the scheduling policy
+    (compute fields are ignored). (v1 issues only the first layer's; every layer's here.)"""
+    issued = [(i, run.issue(i, "wg", layer.wg_comm)) for _ in range(run.passes)
+              for i, layer in enumerate(run.workload.layers)]
+    for i, event in issued:
+        yield from run.wait(i, "wg", event)

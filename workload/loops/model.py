@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Generator
 
 from workload.loops.core import NpuRun, register_loop
-from workload.loops.layerwise import forward_blocking, layerwise_training
+from workload.loops.layerwise import forward_blocking, layerwise_training, parallelism_comms
 
 
 @register_loop("MODEL")
@@ -18,6 +18,7 @@ def model_parallel(run: NpuRun) -> Generator:
 @register_loop("DISTRIBUTED_INFERENCE")
 def distributed_inference(run: NpuRun) -> Generator:
     """Inference (ASTRA-sim's DISTRIBUTED_INFERENCE): each pass is a forward pass with blocking collectives."""
+    comms = parallelism_comms(run)
     for _ in range(run.passes):
         for i in range(len(run.workload.layers)):
-            yield from forward_blocking(run, i)
+            yield from forward_blocking(run, comms, i)

@@ -135,7 +135,7 @@ def pipeline_loop(run: NpuRun) -> Generator:
             if j > 0:
                 endpoint.send(npu_of(j - 1), nbytes, ("grad", micro_batch, j - 1))
             if k == last_backward[chunk] and replicas > 1:
-                pending += [(i, replica_group.issue(run, i, "wg", layers[i].wg_comm, update_ns=layers[i].update_time))
+                pending += [(i, replica_group.issue(run, i, "wg", layers[i].wg_comm))
                             for i in stage]
         for i, event in pending:
             yield from run.wait(i, "wg", event)

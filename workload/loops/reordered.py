@@ -27,6 +27,6 @@ def data_parallel_reordered(run: NpuRun) -> Generator:
             if i > 0:
                 yield run.compute(i, "ig", layer.ig_compute)
             yield run.compute(i, "wg", layer.wg_compute)
-            pending[i] = run.issue(i, "wg", layer.wg_comm, update_ns=layer.update_time)  # not blocking
+            pending[i] = run.issue(i, "wg", layer.wg_comm)  # not blocking
     for i in range(len(layers)):
         yield from run.wait(i, "wg", pending[i])
