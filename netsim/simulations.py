@@ -18,11 +18,14 @@ DEFAULT = None  # an option left out: the command line's default
 
 
 def run(*, network: str | Path | None = DEFAULT, system: str | Path | None = DEFAULT,
-        workload: str | Path | None = DEFAULT, backend: str | None = None, passes: int = 1, set: dict | None = None,
+        workload: str | Path | None = DEFAULT, backend: str | None = None, passes: int = 1,
+        comm_groups: str | Path | None = None, memory: str | Path | None = None, set: dict | None = None,
         seed: int = 0, out: str | Path | None = None, progress: bool = False):
-    """Training iterations of a workload (`netsim run`); see the module docstring."""
+    """Training iterations of a workload, or a run of Chakra traces (`workload` a folder or prefix of
+    `.et` files, with their `comm_groups` and remote `memory` files) (`netsim run`); see the module
+    docstring."""
     return simulate("run", {"network": network, "system": system, "workload": workload, "backend": backend,
-                            "passes": passes}, set, seed, out, progress)
+                            "passes": passes, "comm-groups": comm_groups, "memory": memory}, set, seed, out, progress)
 
 
 def collective(kind: str, size: str | int | None = None, *, network: str | Path | None = DEFAULT,

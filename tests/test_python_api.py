@@ -41,6 +41,18 @@ def test_run_and_synth_return_the_summary_and_the_tables():
     assert 0.05 < traffic.summary["accepted_load"] < 0.15 and len(traffic.tables["packet_latency"]) > 0
 
 
+def test_run_takes_chakra_traces_and_their_communicator_groups(tmp_path):
+    traces = ROOT / "tests" / "data" / "chakra"
+    groups = tmp_path / "groups.json"
+    groups.write_text(json.dumps({"1": list(range(8))}))
+    trace = netsim.run(network=traces / "Ring_8npus.yml", workload=traces / "all_reduce", comm_groups=groups)
+    alone = netsim.collective("all-reduce", "1MiB", network=traces / "Ring_8npus.yml")
+    assert trace.summary["workload"]["format"] == "chakra" and set(trace.tables) >= {"nodes", "links"}
+    assert trace.summary["end_to_end_time_ns"] == alone.summary["collective_time_ns"]
+    with pytest.raises(netsim.ConfigError, match="--memory applies to Chakra traces"):
+        netsim.run(network="ring-8", workload="microAllReduce", memory=groups)
+
+
 def test_bad_input_raises_the_one_line_error():
     with pytest.raises(netsim.ConfigError, match=r"^--size: expected a size") as info:
         netsim.collective("all-reduce", "64 parsecs")
