@@ -35,8 +35,10 @@ class AnalyticalNetwork(Network):
     models_congestion = False
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
-        """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` is accepted like every backend's."""
+        """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
+        (`Topology.tie_breaker`), which decide only the links charged."""
         super().__init__(topology, env)
+        self.ties = topology.tie_breaker(seed).ties
         self.cross_dimension = config.cross_dimension_messages if config is not None else "route"
         # A message is handed off at once: every send returns this one event, triggered now, which
         # saves an event per message (yielding it later resumes at once, as for any fired event).
@@ -44,18 +46,19 @@ class AnalyticalNetwork(Network):
         self._handed_off.succeed()
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
-        self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
+        self._route_costs: dict[tuple[int, int, int], tuple[float, float, tuple[int, ...]]] = {}
         # (start, end of serialization, bytes, link ids) of messages still crossing at the next read
         # of the counters (Network.next_counter_read): the only ones whose share must be left out
         self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
 
-    def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
-        """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
-        key = (src, dst)
+    def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
+        """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
+        see `Topology.route`; the cost is the same either way)."""
+        key = (src, dst, ties)
         cost = self._route_costs.get(key)
         if cost is None:
             topo = self.topology
-            path = topo.route(src, self._charged_destination(src, dst))
+            path = topo.route(src, self._charged_destination(src, dst), ties)
             links = [topo.link(u, v) for u, v in zip(path, path[1:])]
             latency = sum(link.latency for link in links)
             latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
@@ -88,7 +91,7 @@ class AnalyticalNetwork(Network):
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         delay = 0.0
         if src != dst:
-            latency, bandwidth, link_ids = self.route_cost(src, dst)
+            latency, bandwidth, link_ids = self.route_cost(src, dst, self.ties(src, dst))
             serialization = nbytes / bandwidth
             delay = latency + serialization
             for link_id in link_ids:

@@ -150,6 +150,7 @@ class Network(ABC):
         # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
         # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
         self.next_counter_read = math.inf
+        self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]

@@ -88,21 +88,22 @@ def finish(args, console: Console, result, print_table, stop_signal: int | None 
     out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
     if args.json:
         print(report.to_json(result.summary))
-        print_warnings(console, result.summary)
     elif not args.quiet:
         print_table(console, result)
-        print_warnings(console, result.summary)
         console.print(f"[dim]wrote {out}[/dim]")
+    if not args.quiet:
+        print_warnings(result.summary)
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
         return 128 + (stop_signal or signal.SIGINT)
     return 0
 
 
-def print_warnings(console: Console, summary: dict) -> None:
-    """The summary's warnings, one line each (on stderr when stdout carries JSON; none with --quiet)."""
+def print_warnings(summary: dict) -> None:
+    """The summary's warnings, one line each on stderr, as every netsim warning is printed
+    (`print_warning`); stdout keeps the table or the JSON."""
     for warning in summary.get("warnings", []):
-        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+        print(f"netsim: warning: {warning}", file=sys.stderr)
 
 
 def max_utilization_row(table: Table, summary: dict) -> None:
@@ -328,6 +329,8 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
+    conventions = {"include_source": args.include_source,
+                   "injection_delay": option("--injection-delay", non_negative_int, args.injection_delay)}
 
     def watch(run: traffic.SynthRun, label: str) -> None:
         """Show `run` in the progress view, and let Ctrl-C stop it."""
@@ -341,7 +344,7 @@ def scenario_synth(args, monitor):
         points = []
         try:
             for point in traffic.sweep_points(network, args.pattern, args.packet_flits, args.cycles, args.seed,
-                                              warmup_cycles=args.warmup, watch=watch):
+                                              warmup_cycles=args.warmup, watch=watch, **conventions):
                 points.append(point)
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
@@ -349,14 +352,15 @@ def scenario_synth(args, monitor):
         # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
         summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
+                        "warnings": [f"at rate {p['rate']:g}: {w}" for p in points for w in p["warnings"]],
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
-        tables = {"sweep": pd.DataFrame(points)}
+        tables = {"sweep": pd.DataFrame(points).drop(columns="warnings", errors="ignore")}  # in the summary
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
         run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed,
-                               args.warmup)
+                               args.warmup, **conventions)
         watch(run, f"at {args.rate:g}")
         try:
             summary = run.execute()
@@ -584,7 +588,7 @@ def cmd_report(args, console: Console) -> None:
         if isinstance(value, (int, float, str, bool)):
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
     console.print(table)
-    print_warnings(console, summary)
+    print_warnings(summary)
     if "links" in tables:
         print_links(console, tables["links"], top)
         print_ports(console, tables["links"], top)
@@ -746,6 +750,12 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")
     synth.add_argument("--warmup", type=int, help="warm-up cycles before measuring (default: a fifth of --cycles)")
     synth.add_argument("--sweep", action="store_true", help="walk offered load up to saturation")
+    synth.add_argument("--include-source", action="store_true",
+                       help="BookSim's convention: uniform and hotspot may pick the source itself, permutations keep "
+                            "their fixed points (else no NPU sends to itself)")
+    synth.add_argument("--injection-delay", type=int, default=0, metavar="CYCLES",
+                       help="cycles each packet waits at its source before injection (1: BookSim's extra cycle; "
+                            "default 0)")
     common(synth)
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 

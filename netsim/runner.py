@@ -41,7 +41,11 @@ class RunResult:
 
 def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
                      seed: int, partial: bool, tables: dict, notes: list[str]) -> dict:
-    """The summary's entries every simulation has: backend, cost, seed, configs and link loading."""
+    """The summary's entries every simulation has: backend, cost, seed, configs and link loading.
+
+    `warnings` (one line each) are `notes` (said before or during the run: netsim.budget's), the
+    network's own (`Network.warnings`: what the run went through) and, on a backend that does not
+    model congestion, an oversubscribed link."""
     links, series = tables["links"], tables.get("link_timeseries")
     peak, busiest = report.max_utilization(links)
     interval_peak, _ = report.peak_interval_utilization(links, series)
@@ -52,7 +56,7 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
         "max_link_utilization": peak,
         "max_link_utilization_link": None if busiest is None else int(busiest["link_id"]),
         "peak_interval_link_utilization": interval_peak,
-        "warnings": [*notes, *([warning] if warning else [])],
+        "warnings": [*notes, *network.warnings, *([warning] if warning else [])],
         "backend": network.backend_name,
         "wall_time_s": wall,
         "events": network.events_so_far(),
