@@ -12,7 +12,10 @@ or the lowest (2.x's YAML) of those dimensions (`cross_dimension_messages`; `rou
 the route, elsewhere). So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
-A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
+A link's bytes and busy time are counted when a message is sent, whole; the counters sampled
+during a run (`link_counters`, link_timeseries.csv) leave out the part of each message not yet
+serialized, taking a message to cross its route's links evenly over its serialization time, so a
+sampling interval is charged only what crossed in it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class AnalyticalNetwork(Network):
     """Each message is delivered after its closed-form cost; see the module docstring."""
 
     backend_name = "analytical"
+    models_congestion = False
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
         """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
@@ -43,6 +47,9 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int, int], tuple[float, float, tuple[int, ...]]] = {}
+        # (start, end of serialization, bytes, link ids) of messages still crossing at the next read
+        # of the counters (Network.next_counter_read): the only ones whose share must be left out
+        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
@@ -85,10 +92,14 @@ class AnalyticalNetwork(Network):
         delay = 0.0
         if src != dst:
             latency, bandwidth, link_ids = self.route_cost(src, dst, self.ties(src, dst))
-            delay = latency + nbytes / bandwidth
+            serialization = nbytes / bandwidth
+            delay = latency + serialization
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes
                 self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
+            now = self.env.now
+            if now + serialization > self.next_counter_read:
+                self._crossing.append((now, now + serialization, nbytes, link_ids))
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 
@@ -97,4 +108,15 @@ class AnalyticalNetwork(Network):
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple[list, list]:
-        return list(self.link_bytes), list(self.link_busy_ns)
+        """Bytes and busy time per link up to now: the totals less what messages still crossing
+        have yet to serialize (see the module docstring)."""
+        now = self.env.now
+        self._crossing = [entry for entry in self._crossing if entry[1] > now]  # those still crossing
+        link_bytes, busy = list(self.link_bytes), list(self.link_busy_ns)
+        links = self.topology.links
+        for start, end, nbytes, link_ids in self._crossing:
+            left = nbytes * (end - max(now, start)) / (end - start)
+            for link_id in link_ids:
+                link_bytes[link_id] -= left
+                busy[link_id] -= left / links[link_id].bandwidth
+        return link_bytes, busy

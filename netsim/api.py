@@ -136,6 +136,7 @@ class Network(ABC):
     """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
 
     backend_name = "abstract"
+    models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None):
         self.topology = topology
@@ -146,6 +147,9 @@ class Network(ABC):
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
+        # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
+        # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
+        self.next_counter_read = math.inf
         self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
 
     def endpoint(self, npu: int) -> Endpoint:

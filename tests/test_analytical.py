@@ -51,23 +51,23 @@ def test_link_bytes_count_every_link_of_the_route():
     assert (links["bytes"] > 0).sum() == 4
 
 
-def test_astra_yaml_bandwidth_is_read_as_gib(shared_inputs):
-    config = load_network(shared_inputs / "v2/network/analytical/Ring_8npus.yml")
+def test_astra_yaml_bandwidth_is_read_as_gib(astra_sim_inputs):
+    config = load_network(astra_sim_inputs / "v2/network/analytical/Ring_8npus.yml")
     net = AnalyticalNetwork(config.build_topology())
     bandwidth = 50 * 2**30 / 1e9
     assert net.message_time(0, 1, 2**20) == pytest.approx(500 + 2**20 / bandwidth)
 
 
-def test_astra_legacy_json_reads_gib_times_links_and_adds_router_latency(shared_inputs):
+def test_astra_legacy_json_reads_gib_times_links_and_adds_router_latency(astra_sim_inputs):
     """ASTRA-sim v1 reads link-bandwidth as GiB/s and multiplies a switch's by its links-count (1)."""
-    config = load_network(shared_inputs / "network/analytical/sample_Switch.json")
+    config = load_network(astra_sim_inputs / "network/analytical/sample_Switch.json")
     net = AnalyticalNetwork(config.build_topology())
     assert net.message_time(0, 3, 1000) == pytest.approx(2 * 500 + 1000 / (25 * 2**30 / 1e9) + 10)
 
 
-def test_every_astra_network_sample_loads(shared_inputs):
-    files = sorted((shared_inputs / "network/analytical").glob("*.json"))
-    files += sorted((shared_inputs / "v2/network/analytical").glob("*.yml"))
+def test_every_astra_network_sample_loads(astra_sim_inputs):
+    files = sorted((astra_sim_inputs / "network/analytical").glob("*.json"))
+    files += sorted((astra_sim_inputs / "v2/network/analytical").glob("*.yml"))
     assert len(files) == 9
     for path in files:
         if path.name == "sample_Ring_FullyConnected_Ring.json":  # a 1-link ring: ASTRA-sim v1 stops on it too

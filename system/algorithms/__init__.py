@@ -15,10 +15,11 @@ from typing import Callable, Generator
 
 from netsim.errors import ConfigError
 from system.algorithms.context import PhaseContext
-from system.algorithms.direct import direct
-from system.algorithms.recursive import dissemination, halving_doubling, recursive_doubling
-from system.algorithms.ring import ring
-from system.algorithms.tree import binary_tree, double_binary_tree
+from system.algorithms.direct import direct, direct_bytes
+from system.algorithms.recursive import (dissemination, dissemination_bytes, halving_doubling, halving_doubling_bytes,
+                                         recursive_doubling, recursive_doubling_bytes)
+from system.algorithms.ring import ring, ring_bytes
+from system.algorithms.tree import binary_tree, double_binary_tree, tree_bytes
 
 REDUCTIONS = frozenset({"all-reduce", "reduce-scatter", "all-gather"})
 
@@ -28,6 +29,7 @@ class Algorithm:
     """A registered algorithm: its generator and what it can run."""
 
     run: Callable[[PhaseContext], Generator]
+    wire_bytes: Callable[[str, int, int], int]  # (op, nbytes, group size) -> bytes the whole group sends
     ops: frozenset
     power_of_two: frozenset = frozenset()  # ops that need a power-of-two group
     flat: bool = False  # one phase over the whole communicator
@@ -43,23 +45,24 @@ class Algorithm:
             raise ConfigError(f"algorithm '{name}' needs a power-of-two group for {op}, got {size} NPUs")
 
 
-_RING = Algorithm(ring, REDUCTIONS | {"all-to-all"})
-_DIRECT = Algorithm(direct, REDUCTIONS | {"all-to-all", "gather", "scatter"})
-_HALVING_DOUBLING = Algorithm(halving_doubling, REDUCTIONS, frozenset({"reduce-scatter", "all-gather"}))
+_RING = Algorithm(ring, ring_bytes, REDUCTIONS | {"all-to-all"})
+_DIRECT = Algorithm(direct, direct_bytes, REDUCTIONS | {"all-to-all", "gather", "scatter"})
+_HALVING_DOUBLING = Algorithm(halving_doubling, halving_doubling_bytes, REDUCTIONS,
+                              frozenset({"reduce-scatter", "all-gather"}))
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ring": _RING,
     "direct": _DIRECT,
     "halving-doubling": _HALVING_DOUBLING,
-    "recursive-doubling": Algorithm(recursive_doubling, frozenset({"all-reduce", "all-gather"}),
-                                    frozenset({"all-gather"})),
-    "double-binary-tree": Algorithm(double_binary_tree, frozenset({"all-reduce"})),
-    "binary-tree": Algorithm(binary_tree, frozenset({"all-reduce", "broadcast", "reduce"})),
-    "dissemination": Algorithm(dissemination, frozenset({"barrier"})),
-    "one-ring": Algorithm(ring, _RING.ops, flat=True),
-    "one-direct": Algorithm(direct, _DIRECT.ops, flat=True),
-    "one-halving-doubling": Algorithm(halving_doubling, _HALVING_DOUBLING.ops, _HALVING_DOUBLING.power_of_two,
-                                      flat=True),
+    "recursive-doubling": Algorithm(recursive_doubling, recursive_doubling_bytes,
+                                    frozenset({"all-reduce", "all-gather"}), frozenset({"all-gather"})),
+    "double-binary-tree": Algorithm(double_binary_tree, tree_bytes, frozenset({"all-reduce"})),
+    "binary-tree": Algorithm(binary_tree, tree_bytes, frozenset({"all-reduce", "broadcast", "reduce"})),
+    "dissemination": Algorithm(dissemination, dissemination_bytes, frozenset({"barrier"})),
+    "one-ring": Algorithm(ring, ring_bytes, _RING.ops, flat=True),
+    "one-direct": Algorithm(direct, direct_bytes, _DIRECT.ops, flat=True),
+    "one-halving-doubling": Algorithm(halving_doubling, halving_doubling_bytes, _HALVING_DOUBLING.ops,
+                                      _HALVING_DOUBLING.power_of_two, flat=True),
 }
 
 # Collectives that no ASTRA-sim key configures run over the whole communicator with these.
