@@ -13,10 +13,16 @@ the route, elsewhere). So a ring or fully-connected neighbour is 1 hop of latenc
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
 A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
+
+Messages that never interfere let the system layer simulate one NPU of a symmetric collective and
+stand it for all (system.symmetric): `message_cost` tells it whether costs are symmetric, and it
+counts each of the representative's messages once per orbit (`count_orbit`): the messages every
+member sends in its place, whose bytes reach the link and NPU counters in bulk (`flush_orbits`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Hashable
 
 import simpy
@@ -29,6 +35,7 @@ class AnalyticalNetwork(Network):
     """Each message is delivered after its closed-form cost; see the module docstring."""
 
     backend_name = "analytical"
+    counts_orbits = True  # messages never interfere: system.symmetric may stand one NPU for many
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
         """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` is accepted like every backend's."""
@@ -41,6 +48,47 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
+        self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
+
+    @property
+    def handed_off(self) -> simpy.Event:
+        """The event every send returns (fired already: a message is handed off at once)."""
+        return self._handed_off
+
+    def message_cost(self, src: int, dst: int) -> tuple[float, float]:
+        """(fixed latency ns, bottleneck bandwidth GB/s): what a message's delivery time depends on."""
+        return self.route_cost(src, dst)[:2]
+
+    def orbit(self, pairs: list[tuple[int, int]]) -> "Orbit":
+        """The (src, dst) pairs whose messages one representative message stands for, with their links."""
+        self.stands_for(len(pairs))
+        return Orbit(pairs, [link for src, dst in pairs for link in self.route_cost(src, dst)[2]])
+
+    def count_orbit(self, orbit: "Orbit", nbytes: int) -> None:
+        """A message of `nbytes` sent on every pair of `orbit` (its bytes are counted at the next flush)."""
+        pending = self._pending_orbits.get(orbit)
+        if pending is None:
+            pending = self._pending_orbits[orbit] = defaultdict(int)
+        pending[nbytes] += 1
+        self.messages_sent += len(orbit.pairs)
+
+    def count_orbit_delivered(self, orbit: "Orbit") -> None:
+        self.messages_delivered += len(orbit.pairs)
+
+    def flush_orbits(self) -> None:
+        """Add the orbits' messages counted so far to the per-link and per-NPU counters. A link's busy
+        time adds count x (bytes / bandwidth), which may differ from adding each message's share in
+        turn by float rounding (relative 1e-15); bytes are exact."""
+        for orbit, pending in self._pending_orbits.items():
+            for nbytes, count in pending.items():
+                total = nbytes * count
+                for link_id in orbit.links:
+                    self.link_bytes[link_id] += total
+                    self.link_busy_ns[link_id] += count * (nbytes / self.topology.links[link_id].bandwidth)
+                for src, dst in orbit.pairs:
+                    self.bytes_sent[src] += total
+                    self.bytes_received[dst] += total
+        self._pending_orbits.clear()
 
     def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
@@ -91,7 +139,23 @@ class AnalyticalNetwork(Network):
 
     def link_stats(self):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
+        self.flush_orbits()
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
+    def npu_stats(self):
+        self.flush_orbits()
+        return super().npu_stats()
+
     def link_counters(self) -> tuple[list, list]:
+        self.flush_orbits()
         return list(self.link_bytes), list(self.link_busy_ns)
+
+
+class Orbit:
+    """Pairs (src, dst) that send alike in a symmetric collective, and the link ids of all their routes."""
+
+    __slots__ = ("pairs", "links")
+
+    def __init__(self, pairs: list[tuple[int, int]], links: list[int]):
+        self.pairs = pairs
+        self.links = links

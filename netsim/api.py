@@ -146,6 +146,9 @@ class Network(ABC):
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
+        self.started = False  # run() has been called (the system layer plans some collectives only before)
+        self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
+        self._check_every: float = float("inf")
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
@@ -173,13 +176,21 @@ class Network(ABC):
         link sampling, Ctrl-C); when it returns True the run stops where it is. Returns True when
         the run was stopped that way (the state is then a consistent between-events snapshot).
         """
+        self.started = True
         with rare_garbage_collection():
             return self._run_events(until, monitor)
+
+    def stands_for(self, npus: int) -> None:
+        """From now on an event may stand for `npus` NPUs' events (system.symmetric runs one NPU for many):
+        the monitor is checked that much more often, so progress and link samples keep their cadence."""
+        if self._monitor_stride is not None:
+            self._check_every = min(self._check_every, max(1, self._monitor_stride // npus))
 
     def _run_events(self, until: float | None, monitor: "Monitor | None") -> bool:
         peek, step = self.env.peek, self.env.step
         limit = float("inf") if until is None else until
-        stride = monitor.stride if monitor is not None else -1
+        self._monitor_stride = monitor.stride if monitor is not None else None
+        self._check_every = monitor.stride if monitor is not None else float("inf")
         count = 0
         stopped = False
         while True:
@@ -188,7 +199,7 @@ class Network(ABC):
                 break
             step()
             count += 1
-            if count == stride:
+            if count >= self._check_every:
                 self.events += count
                 count = 0
                 if monitor.check(self):

@@ -19,6 +19,7 @@ from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, a
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
+from system.symmetric import MirrorEndpoint, SoloScheduler, SymmetricCollectives
 
 
 class System:
@@ -107,8 +108,8 @@ class System:
             dims = tuple(range(len(self.sizes)) if dims is None else dims)
             comm = self._over_dims.get(dims)
             if comm is None:
-                comm = self._over_dims[dims] = Communicator.over_dims(self.topology, self.npu, dims)
-        comm_id = self.scheduler.communicator_id(comm.members)
+                comm = self._over_dims[dims] = self.scheduler.over_dims(self.topology, self.npu, dims)
+        comm_id = self.scheduler.communicator_id(comm)
         seq = self._seq[comm_id]
         self._seq[comm_id] += 1
         record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
@@ -132,7 +133,14 @@ class System:
                     self._load[comm_id][phase.dim] = self._load[comm_id].get(phase.dim, 0) + phase.nbytes
         payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
         issue = (self.env.now, seq)
+        signature = (kind, nbytes, self.env.now, priority, tuple(map(tuple, plans)))
+        self.scheduler.symmetric.issued(self.npu, (comm_id, seq), signature, self._network_started())
         return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+
+    def _network_started(self) -> bool:
+        """Whether the simulation runs already (a symmetric collective must be issued before it does)."""
+        network = getattr(self.endpoint, "network", None)
+        return network is None or network.started
 
     # ------------------------------------------------------------------ planning
     def _chunks(self, kind: str, nbytes: int) -> list[int]:
@@ -187,41 +195,56 @@ class System:
 
     # ------------------------------------------------------------------ execution
     def _run(self, record, plans, comm, tag, issue, priority, payload):
+        symmetric = self.scheduler.symmetric
+        instance = symmetric.decide(tag, comm, self, plans)
+        endpoint, scheduler = self.endpoint, self.scheduler
+        if instance is not None and instance.representative != self.npu:  # copy the representative's timeline
+            record.chunks = (yield instance.done).chunks
+            symmetric.finished(self.npu)
+            record.finished_at = self.env.now
+            return record
+        if instance is not None:
+            endpoint = MirrorEndpoint(self.endpoint, self.endpoint.network, instance.relabelling, instance)
+            scheduler = SoloScheduler(self.scheduler, self.npu)
         chunks = []
         for index, plan in enumerate(plans):
             phases: list[PhaseRecord] = []
             record.chunks.append(phases)
             chunk_payload = payload.chunk(index) if payload is not None else None
             chunks.append(self.env.process(self._chunk(plan, phases, comm, (tag, index), index, issue, priority,
-                                                       chunk_payload)))
+                                                       chunk_payload, endpoint, scheduler)))
         if chunks:
             yield self.env.all_of(chunks)
         if payload is not None:
             payload.finish()
+        symmetric.finished(self.npu)
         record.finished_at = self.env.now
+        if instance is not None:
+            self.endpoint.network.flush_orbits()
+            instance.done.succeed(record)
         return record
 
-    def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload):
+    def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload, endpoint, scheduler):
         for step, (phase, name, variant) in enumerate(plan):
             phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
             group = comm.members if phase.dim is None else comm.peers(self.topology, self.npu, phase.dim)
-            queue = self.scheduler.queue(group, index)
+            queue = scheduler.queue(group, index)
             key = (chunk_tag, step)
             yield queue.request(self.env, self.npu, key,
-                                self.scheduler.order(priority, issue, phase.nbytes, len(plan) - step))
+                                scheduler.order(priority, issue, phase.nbytes, len(plan) - step))
             phase_record.started_at = self.env.now
             algorithm, window = resolve(name)
             rank = group.index(self.npu)
             data = payload.phase(phase, group, rank) if payload is not None else None
-            ctx = PhaseContext(self.endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
+            ctx = PhaseContext(endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
                                self.reduction, self.astra_accounting,
                                self.config.direct_collective_window if window is None else window, variant, data)
             yield from algorithm.run(ctx)
             if data is not None:
                 data.finish()
             if self.config.phase_barrier == "all":  # ASTRA-sim v1: the chunk moves on once every NPU has finished
-                yield self.scheduler.barrier(self.env, key, len(comm.members))
+                yield scheduler.barrier(self.env, key, len(comm.members))
             queue.release(self.npu, key)
             phase_record.finished_at = self.env.now
 
@@ -230,5 +253,5 @@ def build_systems(network, config: SystemConfig) -> list[System]:
     """One System per NPU of `network` (sharing one scheduler), after checking the config fits the topology."""
     topology = network.topology
     check_algorithms(config, topology.dim_sizes, f"system config '{config.name}'")
-    scheduler = Scheduler(config)
+    scheduler = Scheduler(config, SymmetricCollectives(config))
     return [System(network.endpoint(npu), topology, config, scheduler) for npu in range(topology.npus)]

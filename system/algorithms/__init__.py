@@ -5,7 +5,9 @@ that exchanges messages with the other members of the phase's group. Each step s
 previous step's receive has completed and costs `endpoint-delay` after it (plus 3*bytes/local-mem-bw
 when it reduces); every phase starts with one endpoint delay. A registration also says which
 collective ops the algorithm implements, which of them need a power-of-two group, and whether it
-is a flat `one-*` variant (one phase over all NPUs of the communicator instead of one per dimension).
+is a flat `one-*` variant (one phase over all NPUs of the communicator instead of one per dimension),
+and, for system.symmetric, the relabellings of ranks it is unchanged by (`symmetry`: cyclic shifts,
+XOR masks, or None) and the ranks rank 0 sends to (`partners`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,19 @@ from system.algorithms.tree import binary_tree, double_binary_tree
 REDUCTIONS = frozenset({"all-reduce", "reduce-scatter", "all-gather"})
 
 
+def _powers_of_two(size: int) -> list[int]:
+    """1, 2, 4, ... below `size`."""
+    return [1 << k for k in range(max(size - 1, 0).bit_length())]
+
+
+def _neighbour(size: int) -> list[int]:
+    return [1]
+
+
+def _everyone(size: int) -> list[int]:
+    return list(range(1, size))
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """A registered algorithm: its generator and what it can run."""
@@ -31,6 +46,8 @@ class Algorithm:
     ops: frozenset
     power_of_two: frozenset = frozenset()  # ops that need a power-of-two group
     flat: bool = False  # one phase over the whole communicator
+    symmetry: str | None = None  # "cyclic" | "xor": rank relabellings that leave the algorithm unchanged
+    partners: Callable[[int], list[int]] = _everyone  # group size -> the ranks rank 0 sends to
 
     def supports(self, op: str, size: int) -> bool:
         return op in self.ops and not (op in self.power_of_two and size & (size - 1))
@@ -43,23 +60,26 @@ class Algorithm:
             raise ConfigError(f"algorithm '{name}' needs a power-of-two group for {op}, got {size} NPUs")
 
 
-_RING = Algorithm(ring, REDUCTIONS | {"all-to-all"})
-_DIRECT = Algorithm(direct, REDUCTIONS | {"all-to-all", "gather", "scatter"})
-_HALVING_DOUBLING = Algorithm(halving_doubling, REDUCTIONS, frozenset({"reduce-scatter", "all-gather"}))
+_RING = Algorithm(ring, REDUCTIONS | {"all-to-all"}, symmetry="cyclic", partners=_neighbour)
+# gather and scatter have a root: not symmetric (symmetry is checked per op where it matters)
+_DIRECT = Algorithm(direct, REDUCTIONS | {"all-to-all", "gather", "scatter"}, symmetry="cyclic")
+_HALVING_DOUBLING = Algorithm(halving_doubling, REDUCTIONS, frozenset({"reduce-scatter", "all-gather"}),
+                              symmetry="xor", partners=_powers_of_two)
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ring": _RING,
     "direct": _DIRECT,
     "halving-doubling": _HALVING_DOUBLING,
     "recursive-doubling": Algorithm(recursive_doubling, frozenset({"all-reduce", "all-gather"}),
-                                    frozenset({"all-gather"})),
+                                    frozenset({"all-gather"}), symmetry="xor", partners=_powers_of_two),
     "double-binary-tree": Algorithm(double_binary_tree, frozenset({"all-reduce"})),
     "binary-tree": Algorithm(binary_tree, frozenset({"all-reduce", "broadcast", "reduce"})),
-    "dissemination": Algorithm(dissemination, frozenset({"barrier"})),
-    "one-ring": Algorithm(ring, _RING.ops, flat=True),
-    "one-direct": Algorithm(direct, _DIRECT.ops, flat=True),
+    "dissemination": Algorithm(dissemination, frozenset({"barrier"}), symmetry="cyclic",
+                               partners=lambda size: sorted({d % size for d in _powers_of_two(size)})),
+    "one-ring": Algorithm(ring, _RING.ops, flat=True, symmetry="cyclic", partners=_neighbour),
+    "one-direct": Algorithm(direct, _DIRECT.ops, flat=True, symmetry="cyclic"),
     "one-halving-doubling": Algorithm(halving_doubling, _HALVING_DOUBLING.ops, _HALVING_DOUBLING.power_of_two,
-                                      flat=True),
+                                      flat=True, symmetry="xor", partners=_powers_of_two),
 }
 
 # Collectives that no ASTRA-sim key configures run over the whole communicator with these.
