@@ -112,6 +112,7 @@ class Scheduler:
         self._queues: dict[tuple, GroupQueue] = {}
         self._communicators: dict[tuple, int] = {}
         self._over_dims: dict[tuple, Communicator] = {}
+        self.plans: dict[tuple, tuple] = {}  # a collective's chunk plans, shared by members that issue it alike
         self.symmetric = symmetric
         self._barriers: dict[Hashable, list] = {}  # key -> [NPUs still to arrive, event]
 

@@ -114,24 +114,17 @@ class System:
         self._seq[comm_id] += 1
         record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
         self.records.append(record)
-        if kind == "barrier":
-            chunk_sizes = [0]  # one data-less chunk
-        else:
-            chunk_sizes = self._chunks(kind, nbytes) if nbytes > 0 else []
-        flat, baseline, whole = self._shape(kind, comm)
-        optimization = "baseline" if baseline else self.config.collective_optimization
-        dims = all_gather_order(comm.dims) if kind == "all-gather" else comm.dims
-        bandwidth = {d: self.topology.dims[comm.algorithm_dim(d)].bandwidth for d in comm.dims}
-        plans = []
-        for index, size in enumerate(chunk_sizes):
-            order = dimension_order(self.config.inter_dimension_scheduling, dims, index, self._load[comm_id],
-                                    bandwidth)
-            plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
-            plans.append([(phase, *self._algorithm(kind, phase, comm)) for phase in plan])
-            for phase in plan:
-                if phase.dim is not None:
-                    self._load[comm_id][phase.dim] = self._load[comm_id].get(phase.dim, 0) + phase.nbytes
-        payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
+        load = self._load[comm_id]
+        key = (kind, nbytes, comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, len(comm.members),
+               tuple(sorted(load.items())))
+        planned = self.scheduler.plans.get(key)
+        if planned is None:
+            planned = self._plan(kind, nbytes, comm, dict(load))
+            if not any(variant for plan in planned[0] for _phase, _name, variant in plan) and not self._trees:
+                self.scheduler.plans[key] = planned  # the same on every member (tree variants are per NPU)
+        plans, new_load = planned
+        self._load[comm_id] = dict(new_load)
+        payload = self.functional.collective(self, kind, nbytes, comm, len(plans)) if self.functional else None
         issue = (self.env.now, seq)
         signature = (kind, nbytes, self.env.now, priority, tuple(map(tuple, plans)))
         self.scheduler.symmetric.issued(self.npu, (comm_id, seq), signature, self._network_started())
@@ -143,6 +136,27 @@ class System:
         return network is None or network.started
 
     # ------------------------------------------------------------------ planning
+    def _plan(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list, dict]:
+        """Each chunk's phases with their algorithm and variant, and the per-dimension load after them
+        (themis orders dimensions by it); members that issue alike share the result (Scheduler.plans)."""
+        if kind == "barrier":
+            chunk_sizes = [0]  # one data-less chunk
+        else:
+            chunk_sizes = self._chunks(kind, nbytes) if nbytes > 0 else []
+        flat, baseline, whole = self._shape(kind, comm)
+        optimization = "baseline" if baseline else self.config.collective_optimization
+        dims = all_gather_order(comm.dims) if kind == "all-gather" else comm.dims
+        bandwidth = {d: self.topology.dims[comm.algorithm_dim(d)].bandwidth for d in comm.dims}
+        plans = []
+        for index, size in enumerate(chunk_sizes):
+            order = dimension_order(self.config.inter_dimension_scheduling, dims, index, load, bandwidth)
+            plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
+            plans.append([(phase, *self._algorithm(kind, phase, comm)) for phase in plan])
+            for phase in plan:
+                if phase.dim is not None:
+                    load[phase.dim] = load.get(phase.dim, 0) + phase.nbytes
+        return plans, load
+
     def _chunks(self, kind: str, nbytes: int) -> list[int]:
         """The collective's chunk sizes: ASTRA-sim's (equal chunks of nbytes // splits, rounded up in
         number) under its accounting, else `preferred-dataset-splits` near-equal chunks."""
