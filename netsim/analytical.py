@@ -15,9 +15,9 @@ the route, elsewhere). So a ring or fully-connected neighbour is 1 hop of latenc
 A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
 
 Messages that never interfere let the system layer simulate one NPU of a symmetric collective and
-stand it for all (system.symmetric): `message_cost` tells it whether costs are symmetric, and it
-counts each of the representative's messages once per orbit (`count_orbit`): the messages every
-member sends in its place, whose bytes reach the link and NPU counters in bulk (`flush_orbits`).
+stand it for all (system.symmetric): `uniform_orbit` checks that every member's copy of one of its
+messages costs exactly the same, and each of the representative's messages is counted once per
+orbit (`count_orbit`), its bytes reaching the link and NPU counters in bulk (`flush_orbits`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Hashable
 
+import numpy as np
 import simpy
 
 from netsim.api import Network
@@ -48,21 +49,31 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
+        self._links = {(link.src, link.dst): link for link in topology.links}
         self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
+        self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
+        self._orbit_link_busy: np.ndarray | None = None
 
     @property
     def handed_off(self) -> simpy.Event:
         """The event every send returns (fired already: a message is handed off at once)."""
         return self._handed_off
 
-    def message_cost(self, src: int, dst: int) -> tuple[float, float]:
-        """(fixed latency ns, bottleneck bandwidth GB/s): what a message's delivery time depends on."""
-        return self.route_cost(src, dst)[:2]
-
-    def orbit(self, pairs: list[tuple[int, int]]) -> "Orbit":
-        """The (src, dst) pairs whose messages one representative message stands for, with their links."""
+    def uniform_orbit(self, pairs: list[tuple[int, int]]) -> "Orbit | None":
+        """The (src, dst) pairs one representative message stands for, with the links they load, when every
+        pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth); else None."""
+        cost = self.route_cost(*pairs[0])[:2]
+        links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
+        for src, dst in pairs:
+            latency, bandwidth, link_ids = self._cost_of_route(src, dst)
+            if (latency, bandwidth) != cost:
+                return None
+            for link_id in link_ids:
+                links[link_id] += 1
         self.stands_for(len(pairs))
-        return Orbit(pairs, [link for src, dst in pairs for link in self.route_cost(src, dst)[2]])
+        link_ids = np.fromiter(links, dtype=np.intp, count=len(links))
+        bandwidths = np.array([self.topology.links[i].bandwidth for i in links])
+        return Orbit(pairs, link_ids, np.fromiter(links.values(), dtype=np.int64, count=len(links)), bandwidths)
 
     def count_orbit(self, orbit: "Orbit", nbytes: int) -> None:
         """A message of `nbytes` sent on every pair of `orbit` (its bytes are counted at the next flush)."""
@@ -76,18 +87,28 @@ class AnalyticalNetwork(Network):
         self.messages_delivered += len(orbit.pairs)
 
     def flush_orbits(self) -> None:
-        """Add the orbits' messages counted so far to the per-link and per-NPU counters. A link's busy
-        time adds count x (bytes / bandwidth), which may differ from adding each message's share in
+        """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, added
+        to the per-message counters when read) and to the per-NPU counters. A link's busy time adds
+        routes x messages x (bytes / bandwidth), which may differ from adding each message's share in
         turn by float rounding (relative 1e-15); bytes are exact."""
+        if not self._pending_orbits:
+            return
+        if self._orbit_link_bytes is None:
+            self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
+            self._orbit_link_busy = np.zeros(len(self.link_bytes))
+        per_npu: dict[tuple, int] = {}  # (senders, receivers) -> bytes each sent and received
         for orbit, pending in self._pending_orbits.items():
-            for nbytes, count in pending.items():
-                total = nbytes * count
-                for link_id in orbit.links:
-                    self.link_bytes[link_id] += total
-                    self.link_busy_ns[link_id] += count * (nbytes / self.topology.links[link_id].bandwidth)
-                for src, dst in orbit.pairs:
-                    self.bytes_sent[src] += total
-                    self.bytes_received[dst] += total
+            total = sum(nbytes * count for nbytes, count in pending.items())
+            busy = sum(count * (nbytes / orbit.bandwidths) for nbytes, count in pending.items())
+            self._orbit_link_bytes[orbit.link_ids] += orbit.routes * total
+            self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
+            key = (orbit.senders, orbit.receivers)
+            per_npu[key] = per_npu.get(key, 0) + total
+        for (senders, receivers), total in per_npu.items():  # every member sends and receives once per orbit
+            for npu in senders:
+                self.bytes_sent[npu] += total
+            for npu in receivers:
+                self.bytes_received[npu] += total
         self._pending_orbits.clear()
 
     def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
@@ -95,16 +116,18 @@ class AnalyticalNetwork(Network):
         key = (src, dst)
         cost = self._route_costs.get(key)
         if cost is None:
-            topo = self.topology
-            path = topo.route(src, self._charged_destination(src, dst))
-            links = [topo.link(u, v) for u, v in zip(path, path[1:])]
-            latency = sum(link.latency for link in links)
-            latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
-            latency += 2 * sum(topo.nic_latency[d] for d in {link.dim for link in links if link.dim >= 0})
-            bandwidth = min(link.bandwidth for link in links)
-            cost = (latency, bandwidth, tuple(link.id for link in links))
-            self._route_costs[key] = cost
+            cost = self._route_costs[key] = self._cost_of_route(src, dst)
         return cost
+
+    def _cost_of_route(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
+        topo = self.topology
+        path = topo.route(src, self._charged_destination(src, dst))
+        links = [self._links[u, v] for u, v in zip(path, path[1:])]
+        latency = sum(link.latency for link in links)
+        latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
+        latency += 2 * sum(topo.nic_latency[d] for d in {link.dim for link in links if link.dim >= 0})
+        bandwidth = min(link.bandwidth for link in links)
+        return latency, bandwidth, tuple(link.id for link in links)
 
     def _charged_destination(self, src: int, dst: int) -> int:
         """Where the cost model takes a message to go: `dst`, or under an ASTRA-sim rule the NPU that
@@ -139,8 +162,7 @@ class AnalyticalNetwork(Network):
 
     def link_stats(self):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
-        self.flush_orbits()
-        return self.link_frame(self.link_bytes, self.link_busy_ns)
+        return self.link_frame(*self.link_counters())
 
     def npu_stats(self):
         self.flush_orbits()
@@ -148,14 +170,21 @@ class AnalyticalNetwork(Network):
 
     def link_counters(self) -> tuple[list, list]:
         self.flush_orbits()
-        return list(self.link_bytes), list(self.link_busy_ns)
+        if self._orbit_link_bytes is None:
+            return list(self.link_bytes), list(self.link_busy_ns)
+        return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
+                (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
 
 
 class Orbit:
-    """Pairs (src, dst) that send alike in a symmetric collective, and the link ids of all their routes."""
+    """Pairs (src, dst) that send alike in a symmetric collective: the links their routes cross (ids, how
+    many of the routes cross each, bandwidths), and the senders and receivers, which are the same NPUs
+    (each once) for all orbits of one collective."""
 
-    __slots__ = ("pairs", "links")
+    __slots__ = ("pairs", "link_ids", "routes", "bandwidths", "senders", "receivers")
 
-    def __init__(self, pairs: list[tuple[int, int]], links: list[int]):
+    def __init__(self, pairs: list[tuple[int, int]], link_ids: np.ndarray, routes: np.ndarray, bandwidths: np.ndarray):
         self.pairs = pairs
-        self.links = links
+        self.link_ids, self.routes, self.bandwidths = link_ids, routes, bandwidths
+        self.senders = tuple(sorted(src for src, _dst in pairs))
+        self.receivers = tuple(sorted(dst for _src, dst in pairs))

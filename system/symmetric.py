@@ -215,9 +215,8 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
                 dst = comm.members[npu_of(coords, relabelling.sizes)]
                 if dst in orbits or dst == representative:
                     continue
-                orbit = relabelling.orbit(dst)
-                cost = network.message_cost(representative, dst)
-                if any(network.message_cost(a, b) != cost for a, b in orbit):
+                orbit = network.uniform_orbit(relabelling.orbit(dst))
+                if orbit is None:
                     return None
-                orbits[dst] = network.orbit(orbit)
+                orbits[dst] = orbit
     return SymmetricInstance(representative, relabelling, orbits, system.env.event())
