@@ -97,9 +97,10 @@ def write_inputs(case: Case, folder: Path) -> tuple[Path, Path]:
     return network, system
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, int, str]:
-    """(wall s, peak RSS MiB, stdout) of one whole process, from /usr/bin/time."""
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], capture_output=True, text=True, cwd=cwd)
+def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[float, int, str]:
+    """(wall s, peak RSS MiB, stdout) of one whole process, from /usr/bin/time; raises TimeoutExpired."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], capture_output=True, text=True, cwd=cwd,
+                            timeout=timeout)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-500:]}")
     wall, rss = result.stderr.strip().splitlines()[-1].split()
@@ -144,7 +145,7 @@ def astra_command(case: Case, binary: str, network: Path, system: Path, folder: 
             f"--logging-folder={folder / 'log'}"]
 
 
-def run_case(case: Case, astra: str | None, repeat: int) -> dict:
+def run_case(case: Case, astra: str | None, repeat: int, timeout: float | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
         folder = Path(tmp)
         network, system = write_inputs(case, folder)
@@ -152,11 +153,18 @@ def run_case(case: Case, astra: str | None, repeat: int) -> dict:
         other = astra_command(case, astra, network, system, folder) if astra else None
         netsim_runs, astra_runs, result = [], [], {}
         for _ in range(repeat):  # alternate the two simulators
-            wall, rss, out = timed(command, folder)
+            try:
+                wall, rss, out = timed(command, folder, timeout)
+            except subprocess.TimeoutExpired:
+                return {"case": case.name, "npus": case.npus, "timeout": True}
             netsim_runs.append((wall, rss))
             result = json.loads(out)
             if other:
-                wall, rss, out = timed(other, folder)
+                try:
+                    wall, rss, out = timed(other, folder, timeout)
+                except subprocess.TimeoutExpired:
+                    other = None
+                    continue
                 times = [int(t) for t in re.findall(r"sys\[\d+\] finished, (\d+) cycles", out)]
                 astra_runs.append((wall, rss, max(times) if times else None))
     row = {"case": case.name, "npus": case.npus, "netsim_s": min(w for w, _ in netsim_runs),
@@ -177,6 +185,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the quick subset (about a minute)")
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     parser.add_argument("--repeat", type=int, default=1, help="alternating runs per case (best wall time kept)")
+    parser.add_argument("--timeout", type=float, help="give up a run after this many seconds (reported as such)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     args = parser.parse_args()
     cases = [c for c in CASES if not args.quick or c.quick]
@@ -195,7 +204,11 @@ def main() -> None:
           f"simulated ns (netsim / ASTRA-sim) | events |")
     print("|---|---|---|---|---|---|---|---|---|")
     for case in cases:
-        row = run_case(case, args.astra, args.repeat)
+        row = run_case(case, args.astra, args.repeat, args.timeout)
+        if row.get("timeout"):
+            print(f"| {case.name} | {case.npus} | > {args.timeout:g} (stopped) | - | {case.reference} | - | - | - | - |",
+                  flush=True)
+            continue
         ratio = f"{row['ratio']:.2f}x" if "ratio" in row else "-"
         astra_s = f"{row['astra_s']:.2f}" if isinstance(row["astra_s"], float) else row["astra_s"]
         sim = f"{row['sim_time_ns']:.0f}" + (f" / {row['astra_time_ns']}" if row.get("astra_time_ns") else "")
