@@ -39,8 +39,10 @@ class AnalyticalNetwork(Network):
     counts_orbits = True  # messages never interfere: system.symmetric may stand one NPU for many
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
-        """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` is accepted like every backend's."""
+        """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
+        (`Topology.tie_breaker`), which decide only the links charged."""
         super().__init__(topology, env)
+        self.ties = topology.tie_breaker(seed).ties
         self.cross_dimension = config.cross_dimension_messages if config is not None else "route"
         # A message is handed off at once: every send returns this one event, triggered now, which
         # saves an event per message (yielding it later resumes at once, as for any fired event).
@@ -48,7 +50,7 @@ class AnalyticalNetwork(Network):
         self._handed_off.succeed()
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
-        self._route_costs: dict[tuple[int, int], tuple[float, float, tuple[int, ...]]] = {}
+        self._route_costs: dict[tuple[int, int, int], tuple[float, float, tuple[int, ...]]] = {}
         self._links = {(link.src, link.dst): link for link in topology.links}
         self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
         self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
@@ -61,10 +63,14 @@ class AnalyticalNetwork(Network):
 
     def uniform_orbit(self, pairs: list[tuple[int, int]]) -> "Orbit | None":
         """The (src, dst) pairs one representative message stands for, with the links they load, when every
-        pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth); else None."""
+        pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth) and takes
+        one route (no tie drawn at random per message, which would charge links message by message); else None."""
         cost = self.route_cost(*pairs[0])[:2]
         links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
+        random_ties = self.topology.route_ties == "random"
         for src, dst in pairs:
+            if random_ties and self.topology.tie_dims(src, dst):  # each message draws its way round: per message
+                return None
             latency, bandwidth, link_ids = self._cost_of_route(src, dst)
             if (latency, bandwidth) != cost:
                 return None
@@ -111,17 +117,18 @@ class AnalyticalNetwork(Network):
                 self.bytes_received[npu] += total
         self._pending_orbits.clear()
 
-    def route_cost(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
-        """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst."""
-        key = (src, dst)
+    def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
+        """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
+        see `Topology.route`; the cost is the same either way)."""
+        key = (src, dst, ties)
         cost = self._route_costs.get(key)
         if cost is None:
-            cost = self._route_costs[key] = self._cost_of_route(src, dst)
+            cost = self._route_costs[key] = self._cost_of_route(src, dst, ties)
         return cost
 
-    def _cost_of_route(self, src: int, dst: int) -> tuple[float, float, tuple[int, ...]]:
+    def _cost_of_route(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         topo = self.topology
-        path = topo.route(src, self._charged_destination(src, dst))
+        path = topo.route(src, self._charged_destination(src, dst), ties)
         links = [self._links[u, v] for u, v in zip(path, path[1:])]
         latency = sum(link.latency for link in links)
         latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
@@ -152,7 +159,7 @@ class AnalyticalNetwork(Network):
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         delay = 0.0
         if src != dst:
-            latency, bandwidth, link_ids = self.route_cost(src, dst)
+            latency, bandwidth, link_ids = self.route_cost(src, dst, self.ties(src, dst))
             delay = latency + nbytes / bandwidth
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes

@@ -149,6 +149,7 @@ class Network(ABC):
         self.started = False  # run() has been called (the system layer plans some collectives only before)
         self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
         self._check_every: float = float("inf")
+        self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]

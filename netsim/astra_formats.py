@@ -65,7 +65,7 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
                "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
     return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML", "cross_dimension_messages": "lowest-dimension",
-            "topology": {"kind": "hierarchical", "dims": levels}}, source
+            "route_ties": "positive", "topology": {"kind": "hierarchical", "dims": levels}}, source
 
 
 LEGACY_JSON_KEYS = {"topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
@@ -115,7 +115,8 @@ def read_astra_json(path: Path) -> tuple[dict, Source]:
                        "latency": float(lat), "nic_latency": float(nic), "router_latency": float(router),
                        "links": int(link)})
     return {"name": path.stem, "description": "ASTRA-sim legacy analytical JSON",
-            "cross_dimension_messages": "highest-dimension", "topology": {"kind": "hierarchical", "dims": levels}}, source
+            "cross_dimension_messages": "highest-dimension", "route_ties": "positive",
+            "topology": {"kind": "hierarchical", "dims": levels}}, source
 
 
 def read_network_file(path: Path) -> tuple[dict, Source]:

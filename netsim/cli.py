@@ -77,6 +77,8 @@ def finish(args, console: Console, result, print_table) -> int:
     from netsim.runner import write_outputs
 
     out = write_outputs(result, output_dir(args, result.name))
+    for warning in result.summary.get("warnings", ()):
+        print(f"netsim: warning: {warning}", file=sys.stderr)
     if args.json:
         print(report.to_json(result.summary))
     elif not args.quiet:
@@ -236,6 +238,8 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
+    conventions = {"include_source": args.include_source,
+                   "injection_delay": option("--injection-delay", non_negative_int, args.injection_delay)}
 
     def watch(run: traffic.SynthRun, label: str) -> None:
         """Show `run` in the progress view, and let Ctrl-C stop it."""
@@ -249,7 +253,7 @@ def scenario_synth(args, monitor):
         points = []
         try:
             for point in traffic.sweep_points(network, args.pattern, args.packet_flits, args.cycles, args.seed,
-                                              warmup_cycles=args.warmup, watch=watch):
+                                              warmup_cycles=args.warmup, watch=watch, **conventions):
                 points.append(point)
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
@@ -257,6 +261,7 @@ def scenario_synth(args, monitor):
         # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
         summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
+                        "warnings": [w for p in points for w in p["warnings"]],
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
         tables = {"sweep": pd.DataFrame(points)}
@@ -264,7 +269,7 @@ def scenario_synth(args, monitor):
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
         run = traffic.SynthRun(network, args.pattern, args.rate, args.packet_flits, args.cycles, args.seed,
-                               args.warmup)
+                               args.warmup, **conventions)
         watch(run, f"at {args.rate:g}")
         try:
             summary = run.execute()
@@ -492,6 +497,12 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")
     synth.add_argument("--warmup", type=int, help="warm-up cycles before measuring (default: a fifth of --cycles)")
     synth.add_argument("--sweep", action="store_true", help="walk offered load up to saturation")
+    synth.add_argument("--include-source", action="store_true",
+                       help="BookSim's convention: uniform and hotspot may pick the source itself, permutations keep "
+                            "their fixed points (else no NPU sends to itself)")
+    synth.add_argument("--injection-delay", type=int, default=0, metavar="CYCLES",
+                       help="cycles each packet waits at its source before injection (1: BookSim's extra cycle; "
+                            "default 0)")
     common(synth)
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 

@@ -52,6 +52,12 @@ def positive_float(value: Any) -> float:
     return float(value)
 
 
+def as_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise UnitError(f"expected true or false, got {value!r}")
+    return value
+
+
 def as_str(value: Any) -> str:
     if not isinstance(value, str):
         raise UnitError(f"expected a string, got {value!r}")

@@ -30,8 +30,9 @@ class CongestionAwareNetwork(Network):
     backend_name = "congestion-aware"
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
-        """`config` and `seed` are accepted like every backend's; this model needs neither."""
+        """`config` is accepted like every backend's; `seed` breaks route ties (`Topology.tie_breaker`)."""
         super().__init__(topology, env)
+        self.ties = topology.tie_breaker(seed).ties
         self._handed_off = self.env.event()  # every send is handed off at once (as in the analytical backend)
         self._handed_off.succeed()
         links = topology.links
@@ -40,15 +41,16 @@ class CongestionAwareNetwork(Network):
         self.link_bytes = [0] * len(links)
         self.link_busy_ns = [0.0] * len(links)  # transmissions started, whole (link_counters subtracts the future)
         self.free_at = [0.0] * len(links)
-        self._routes: dict[tuple[int, int], tuple] = {}
+        self._routes: dict[tuple[int, int, int], tuple] = {}
 
-    def route_hops(self, src: int, dst: int) -> tuple:
-        """((link id, delay added on reaching its far end: a switch's latency), ...) and the NIC latency."""
-        key = (src, dst)
+    def route_hops(self, src: int, dst: int, ties: int = 0) -> tuple:
+        """((link id, delay added on reaching its far end: a switch's latency), ...) and the NIC latency
+        of the route src -> dst (`ties`: see `Topology.route`)."""
+        key = (src, dst, ties)
         route = self._routes.get(key)
         if route is None:
             topo = self.topology
-            path = topo.route(src, dst)
+            path = topo.route(src, dst, ties)
             links = [topo.link(u, v) for u, v in zip(path, path[1:])]
             hops = tuple((link.id, topo.switch_latency.get(v, 0.0)) for link, v in zip(links, path[1:]))
             nic = 2 * sum(topo.nic_latency[d] for d in {link.dim for link in links if link.dim >= 0})
@@ -59,7 +61,7 @@ class CongestionAwareNetwork(Network):
         if src == dst:
             self.env.timeout(0).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         else:
-            hops, nic = self.route_hops(src, dst)
+            hops, nic = self.route_hops(src, dst, self.ties(src, dst))
             self._forward(_Message(src, dst, nbytes, tag, hops, nic))
         return self._handed_off
 

@@ -27,7 +27,7 @@ CROSS_DIMENSION_RULES = ("route", "highest-dimension", "lowest-dimension")
 class NetworkFile:
     """The top level of a network TOML."""
 
-    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | switch | hierarchical | fat-tree)")
+    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | mesh | switch | hierarchical | fat-tree)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
     backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical, congestion-aware or garnet")
@@ -37,6 +37,10 @@ class NetworkFile:
         help="congestion-unaware cost of a message between NPUs that differ in several dimensions: route "
              "(every link of its route), highest-dimension (only the highest dimension it crosses, as ASTRA-sim "
              "v1; set for its JSON files) or lowest-dimension (only the lowest, as ASTRA-sim 2.x; set for its YAML)")
+    route_ties: str = setting("random", parse=choice("random", "positive"),
+                              help="a route to an even ring's antipode (as near either way) goes a way drawn at random "
+                                   "per message from the run's seed (+ and - links share the load), or always the "
+                                   "positive way (ASTRA-sim's rule; set for its network files); every backend alike")
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class NetworkConfig:
     name: str
     backend: str
     cross_dimension_messages: str
+    route_ties: str
     topology_kind: str
     topology_spec: Any
     garnet: GarnetConfig
@@ -54,9 +59,11 @@ class NetworkConfig:
 
     def build_topology(self) -> Topology:
         try:
-            return TOPOLOGY_KINDS[self.topology_kind].build(self.topology_spec, self.name)
+            topology = TOPOLOGY_KINDS[self.topology_kind].build(self.topology_spec, self.name)
         except ValueError as exc:
             raise ConfigError(f"{self.path}: [topology]: {exc}") from None
+        topology.tie_rule(self.route_ties)
+        return topology
 
 
 def parse_network_table(table: dict, source: Source, default_name: str) -> NetworkConfig:
@@ -79,8 +86,8 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
                                        for i, level in enumerate(levels))
     spec = build(spec_cls, topology_table, source, "topology.")
     garnet = build(GarnetConfig, top.garnet or {}, source, "garnet.")
-    return NetworkConfig(top.name or default_name, top.backend, top.cross_dimension_messages, kind, spec, garnet,
-                         source.path, table)
+    return NetworkConfig(top.name or default_name, top.backend, top.cross_dimension_messages, top.route_ties, kind,
+                         spec, garnet, source.path, table)
 
 
 def read_network_table(path: Path) -> tuple[dict, Source]:

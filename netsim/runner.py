@@ -46,6 +46,7 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
         "simulated_time_ns": network.env.now,
         "partial": partial,
         "seed": seed,
+        "warnings": list(network.warnings),
         "network": {"name": network_cfg.name, "path": network_cfg.path, "topology": network.topology.summary(),
                     "config": network_cfg.table},
     }

@@ -5,6 +5,12 @@ cycle with probability rate / packet_flits, drawn as geometric gaps from a per-N
 seeded by `seed`), to destinations chosen by a pattern. Packets created during the measurement
 window (after `warmup_cycles`) are measured; the run then drains (traffic continues, unmeasured)
 until they have all arrived, or for at most `cycles` more cycles. Loads are in flits/node/cycle.
+
+BookSim's conventions, for comparisons with it: `include_source` lets uniform and hotspot traffic
+pick the source itself among the destinations and has a permutation's fixed points send to
+themselves (through their router; otherwise no NPU sends to itself); `injection_delay` holds
+every packet that many cycles at its source before the NIC may inject it (BookSim's latencies
+carry one cycle more than netsim's: its terminal reads a flit a cycle after its link delivered it).
 """
 
 from __future__ import annotations
@@ -30,12 +36,15 @@ def _bits(topology: Topology, pattern: str) -> int:
     return n.bit_length() - 1
 
 
-def _uniform(topology: Topology, src: int, rng: random.Random) -> int:
-    dst = int(rng.random() * (topology.npus - 1))  # uniform over the others (randrange: 1.7x the time)
+def _uniform(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
+    """Any NPU but the source (or any NPU, the source included, unless `others`)."""
+    if not others:
+        return int(rng.random() * topology.npus)  # randrange: 1.7x the time
+    dst = int(rng.random() * (topology.npus - 1))
     return dst + 1 if dst >= src else dst
 
 
-def _transpose(topology: Topology, src: int, rng: random.Random) -> int:
+def _transpose(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     sizes = topology.dim_sizes
     if len(sizes) == 2 and sizes[0] == sizes[1]:
         x, y = topology.coords(src)
@@ -47,37 +56,38 @@ def _transpose(topology: Topology, src: int, rng: random.Random) -> int:
     return ((src << half) | (src >> half)) & (topology.npus - 1)
 
 
-def _tornado(topology: Topology, src: int, rng: random.Random) -> int:
+def _tornado(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     return topology.npu_at([c + math.ceil(k / 2) - 1 for c, k in zip(topology.coords(src), topology.dim_sizes)])
 
 
-def _neighbour(topology: Topology, src: int, rng: random.Random) -> int:
+def _neighbour(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     return topology.npu_at([c + 1 for c in topology.coords(src)])
 
 
-def _bit_complement(topology: Topology, src: int, rng: random.Random) -> int:
+def _bit_complement(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     _bits(topology, "bit-complement")
     return ~src & (topology.npus - 1)
 
 
-def _bit_reverse(topology: Topology, src: int, rng: random.Random) -> int:
+def _bit_reverse(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     bits = _bits(topology, "bit-reverse")
     return int(format(src, f"0{bits}b")[::-1], 2) if bits else 0
 
 
-def _shuffle(topology: Topology, src: int, rng: random.Random) -> int:
+def _shuffle(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     bits = _bits(topology, "shuffle")
     return ((src << 1) | (src >> (bits - 1))) & (topology.npus - 1) if bits else 0
 
 
-def _hotspot(topology: Topology, src: int, rng: random.Random) -> int:
-    if src != 0 and rng.random() < HOTSPOT_FRACTION:
+def _hotspot(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
+    if (src != 0 or not others) and rng.random() < HOTSPOT_FRACTION:
         return 0
-    return _uniform(topology, src, rng)
+    return _uniform(topology, src, rng, others)
 
 
-# name -> destination(topology, src, rng); a new pattern is a registration here.
-PATTERNS: dict[str, Callable[[Topology, int, random.Random], int]] = {
+# name -> destination(topology, src, rng, others); a new pattern is a registration here. `others`:
+# random patterns draw among the other NPUs only (permutations ignore it).
+PATTERNS: dict[str, Callable[[Topology, int, random.Random, bool], int]] = {
     "uniform": _uniform,
     "transpose": _transpose,
     "tornado": _tornado,
@@ -93,7 +103,7 @@ RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
 class TrafficSource:
     """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
 
-    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "log_q", "next_wake")
+    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "others", "log_q", "next_wake")
 
     def __init__(self, run: "SynthRun", npu: int, seed: int):
         self.run = run
@@ -102,6 +112,7 @@ class TrafficSource:
         self.npu = npu
         self.rng = random.Random(seed * 1_000_003 + npu)
         self.pattern = PATTERNS[run.pattern]
+        self.others = not run.include_source
         self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
         self.next_wake = NEVER
 
@@ -112,15 +123,15 @@ class TrafficSource:
         return int(math.log(1.0 - self.rng.random()) / self.log_q) + 1
 
     def start(self) -> None:
-        if self.fixed_dst != self.npu:
+        if self.fixed_dst != self.npu or not self.others:
             self.clock.wake(self, self.gap() - 1)
 
     def step(self, cycle: int) -> None:
         run = self.run
         dst = self.fixed_dst
         if dst is None:
-            dst = self.pattern(run.topology, self.npu, self.rng)
-        run.inject(self.npu, dst, cycle)  # no pattern sends a source to itself (`start`, `_uniform`)
+            dst = self.pattern(run.topology, self.npu, self.rng, self.others)
+        run.inject(self.npu, dst, cycle)
         self.clock.wake(self, cycle + self.gap())
 
 
@@ -128,13 +139,18 @@ class SynthRun:
     """One synthetic-traffic run at one offered load; `execute()` returns run_synth's dict."""
 
     def __init__(self, network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
-                 warmup_cycles: int | None, network_options: dict | None = None):
+                 warmup_cycles: int | None, network_options: dict | None = None, include_source: bool = False,
+                 injection_delay: int = 0):
         if pattern not in PATTERNS:
             raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERNS)})")
         if packet_flits < 1 or cycles < 1:
             raise ConfigError(f"--packet-flits {packet_flits} and --cycles {cycles}: each must be at least 1")
         if warmup_cycles is not None and warmup_cycles < 0:
             raise ConfigError(f"--warmup: expected a whole number >= 0, got {warmup_cycles}")
+        if injection_delay < 0:
+            raise ConfigError(f"--injection-delay: expected a whole number >= 0, got {injection_delay}")
+        self.include_source = include_source
+        self.injection_delay = injection_delay
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
         self.topology = network_config.build_topology()
@@ -162,7 +178,8 @@ class SynthRun:
         self.sources = [TrafficSource(self, npu, seed) for npu in range(self.topology.npus)]
 
     def inject(self, src: int, dst: int, cycle: int) -> None:
-        self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes, cycle=cycle)
+        self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes, cycle=cycle,
+                                  delay=self.injection_delay)
         if self.warmup <= cycle < self.end:
             self.generated_flits += self.packet_flits
             self.measured_out += 1
@@ -210,16 +227,18 @@ class SynthRun:
             "flit_hops": net.flit_hops(),
             "events": net.events_so_far(),
             "wall_time_s": time.perf_counter() - self.started,
+            "warnings": list(net.warnings),
         }
 
 
 def run_synth(network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
-              warmup_cycles: int | None = None, network_options: dict | None = None) -> dict:
+              warmup_cycles: int | None = None, network_options: dict | None = None, **conventions) -> dict:
     """One run at offered load `rate` (flits/node/cycle); see the module docstring.
 
-    `network_options` go to GarnetNetwork (e.g. check_invariants=True in tests)."""
+    `network_options` go to GarnetNetwork (e.g. check_invariants=True in tests); `conventions`:
+    include_source, injection_delay."""
     return SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles,
-                    network_options).execute()
+                    network_options, **conventions).execute()
 
 
 def saturated(result: dict, zero_load_latency: float) -> bool:
@@ -230,7 +249,8 @@ def saturated(result: dict, zero_load_latency: float) -> bool:
 
 
 def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, seed: int, rates=None,
-                 warmup_cycles: int | None = None, watch: Callable[[SynthRun, str], None] | None = None):
+                 warmup_cycles: int | None = None, watch: Callable[[SynthRun, str], None] | None = None,
+                 **conventions):
     """Walk offered load up to saturation, yielding each load's result (with "saturated") as it is
     measured; `watch(run, label)` is called before each run starts (progress display, Ctrl-C).
 
@@ -239,7 +259,7 @@ def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, s
     """
 
     def measure(rate: float, label: str) -> dict:
-        run = SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles)
+        run = SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles, None, **conventions)
         if watch is not None:
             watch(run, label)
         return run.execute()
@@ -279,8 +299,8 @@ def saturation_load(results: list[dict]) -> float:
 
 
 def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,
-                rates=None, warmup_cycles: int | None = None) -> tuple[list[dict], float]:
+                rates=None, warmup_cycles: int | None = None, **conventions) -> tuple[list[dict], float]:
     """The whole sweep of `sweep_points`: (per-load results in load order, saturation load)."""
-    results = sorted(sweep_points(network_config, pattern, packet_flits, cycles, seed, rates, warmup_cycles),
+    results = sorted(sweep_points(network_config, pattern, packet_flits, cycles, seed, rates, warmup_cycles, **conventions),
                      key=lambda r: r["rate"])
     return results, saturation_load(results)

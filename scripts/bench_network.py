@@ -19,9 +19,16 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              cycles the steady-state fast-forward skipped; and 1/64 of the size cycle by cycle
              (fast_forward=False) and fast-forwarded (identical results: tests/test_packet_mode.py);
   scale      all-reduce of 64 MiB over 1024 NPUs (32x32 torus, system layer, ring per dimension)
-             in packet fidelity and on the analytical backend.
+             in packet fidelity and on the analytical backend;
+  booksim    whole-process wall time of `netsim synth` against BookSim2 on the same simulation
+             (8x8 torus at 0.01, 0.1 and 0.3, 16x16 at 0.15; 4 VCs, 4-flit buffers and packets,
+             1-cycle links, 4-stage router, BookSim's router model and conventions): BookSim2 runs
+             first in its latency mode, netsim then simulates as many cycles; runs alternate,
+             --repeats each, medians. Needs `--booksim PATH` (a BookSim2 binary), else it prints the
+             figures measured earlier on this machine kind.
 
     python scripts/bench_network.py [--only SCENARIO] [--cycles 20000] [--size 1GiB] [--profile]
+                                    [--booksim PATH] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -29,10 +36,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import re
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from netsim.analytical import AnalyticalNetwork
 from netsim.garnet.network import GarnetNetwork
@@ -41,7 +52,7 @@ from netsim.traffic import run_synth, sweep_synth
 from netsim.units import parse_size
 from system import build_systems, load_system
 
-SCENARIOS = ("flit", "packet", "agreement", "allreduce", "scale")
+SCENARIOS = ("flit", "packet", "agreement", "allreduce", "scale", "booksim")
 
 
 def peak_rss_mib() -> float:
@@ -225,12 +236,61 @@ def bench_scale(args) -> None:
               f"simulated, peak RSS {peak_rss_mib():.0f} MiB", flush=True)
 
 
+# BookSim2 (iq router, iSLIP allocators, 4-stage pipeline, 1-cycle channels) as netsim's booksim model
+BOOKSIM_CONFIG = dict(topology="torus", n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=4,
+                      wait_for_tail_credit=1, vc_allocator="islip", sw_allocator="islip", alloc_iters=1,
+                      credit_delay=0, routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1,
+                      st_prepare_delay=0, speculative=0, output_delay=0, router="iq", traffic="uniform",
+                      packet_size=4, sim_type="latency", warmup_periods=3, sample_period=1000, max_samples=10,
+                      latency_thres=500.0, seed=0, injection_rate_uses_flits=1)
+NETSIM_AS_BOOKSIM = ["--set", "garnet.allocator=booksim", "--set", "garnet.routing=dor-booksim",
+                     "--set", "garnet.router_latency=4", "--set", "garnet.vcs=4", "--set", "garnet.buffer_flits=4",
+                     "--set", "garnet.packet_bytes=64", "--set", "garnet.flit_bytes=16",
+                     "--include-source", "--injection-delay", "1", "--quiet"]
+# Measured earlier side by side on this machine kind (issue 15): BookSim2's whole-process figures
+BOOKSIM_EARLIER = "BookSim2 on the 8x8 torus: 0.76 M router-to-router flit hops/s at 0.3, 107 k cycles/s at 0.01"
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - started, out
+
+
+def bench_booksim(args) -> None:
+    if not args.booksim:
+        print(f"booksim: no --booksim PATH given; figures measured earlier: {BOOKSIM_EARLIER}")
+        return
+    netsim = str(Path(sys.executable).with_name("netsim"))
+    for k, rate in ((8, 0.01), (8, 0.1), (8, 0.3), (16, 0.15)):
+        with tempfile.TemporaryDirectory() as folder:
+            config = Path(folder) / "booksim.cfg"
+            config.write_text("".join(f"{key} = {value};\n" for key, value in
+                                      {**BOOKSIM_CONFIG, "k": k, "injection_rate": rate}.items()))
+            walls = {"booksim": [], "netsim": []}
+            cycles = None
+            for _ in range(args.repeats):  # alternate: a machine's load drifts alike for both
+                wall, out = timed([args.booksim, str(config)])
+                walls["booksim"].append(wall)
+                cycles = int(re.search(r"Time taken is (\d+) cycles", out).group(1))
+                warmup = BOOKSIM_CONFIG["warmup_periods"] * BOOKSIM_CONFIG["sample_period"]
+                wall, _ = timed([netsim, "synth", "--network", "torus-8x8-noc", "--set", f"topology.dims=[{k},{k}]",
+                                 "--pattern", "uniform", "--rate", str(rate), "--cycles", str(cycles - warmup),
+                                 "--warmup", str(warmup), "--out", str(Path(folder) / "out"), *NETSIM_AS_BOOKSIM])
+                walls["netsim"].append(wall)
+        booksim, ours = statistics.median(walls["booksim"]), statistics.median(walls["netsim"])
+        print(f"{k}x{k} uniform {rate}: {cycles} cycles; BookSim2 {booksim:.2f} s, netsim {ours:.2f} s "
+              f"(medians of {args.repeats}, whole process): netsim/BookSim2 {ours / booksim:.2f}x", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=SCENARIOS, help="run one scenario in this process")
     parser.add_argument("--cycles", type=int, default=20000)
     parser.add_argument("--size", default="1GiB", help="all-reduce size of the allreduce scenario")
     parser.add_argument("--profile", action="store_true", help="cProfile the flit scenario at 0.3")
+    parser.add_argument("--booksim", help="a BookSim2 binary to time side by side (scenario booksim)")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs per case (scenario booksim)")
     args = parser.parse_args()
     if args.only:
         globals()[f"bench_{args.only}"](args)

@@ -3,6 +3,7 @@
 import pytest
 
 from netsim.analytical import AnalyticalNetwork
+from netsim.errors import ConfigError
 from netsim.network_config import load_network
 from tests.helpers import analytical
 
@@ -57,10 +58,11 @@ def test_astra_yaml_bandwidth_is_read_as_gib(shared_inputs):
     assert net.message_time(0, 1, 2**20) == pytest.approx(500 + 2**20 / bandwidth)
 
 
-def test_astra_legacy_json_uses_bytes_per_ns_and_adds_router_latency(shared_inputs):
+def test_astra_legacy_json_reads_gib_times_links_and_adds_router_latency(shared_inputs):
+    """ASTRA-sim v1 reads link-bandwidth as GiB/s and multiplies a switch's by its links-count (1)."""
     config = load_network(shared_inputs / "network/analytical/sample_Switch.json")
     net = AnalyticalNetwork(config.build_topology())
-    assert net.message_time(0, 3, 1000) == pytest.approx(2 * 500 + 1000 / 25 + 10)
+    assert net.message_time(0, 3, 1000) == pytest.approx(2 * 500 + 1000 / (25 * 2**30 / 1e9) + 10)
 
 
 def test_every_astra_network_sample_loads(shared_inputs):
@@ -68,5 +70,41 @@ def test_every_astra_network_sample_loads(shared_inputs):
     files += sorted((shared_inputs / "v2/network/analytical").glob("*.yml"))
     assert len(files) == 9
     for path in files:
+        if path.name == "sample_Ring_FullyConnected_Ring.json":  # a 1-link ring: ASTRA-sim v1 stops on it too
+            with pytest.raises(ConfigError, match="links-count"):
+                load_network(path)
+            continue
         topology = load_network(path).build_topology()
         assert topology.npus >= 4
+
+
+@pytest.mark.parametrize("backend", ["analytical", "congestion-aware", "garnet"])
+def test_route_ties_are_broken_alike_on_every_backend(backend):
+    """An all-to-all on a 4x4 torus has antipode ties (2 hops either way): every backend breaks
+    them at random per message from the seed, so + and - links carry about the same bytes; with
+    ASTRA-sim's rule (`route_ties = "positive"`, set for its files) they all go the + way."""
+    from netsim.backends import create_network
+
+    def plus_minus(rule: str) -> tuple[int, int]:
+        config = load_network("torus-4x4", overrides=[(["route_ties"], rule)])
+        net = create_network(backend, config.build_topology(), config=config, seed=3)
+        topo = net.topology
+        for src in range(16):
+            for dst in range(16):
+                if src != dst:
+                    net.endpoint(src).send(dst, 4096, "a2a")
+                    net.endpoint(dst).recv(src, 4096, "a2a")
+        net.run()
+        plus = minus = 0
+        for row in net.link_stats().itertuples():
+            a, b = topo.coords(row.src)[row.dim], topo.coords(row.dst)[row.dim]
+            if (b - a) % 4 == 1:
+                plus += row.bytes
+            else:
+                minus += row.bytes
+        return plus, minus
+
+    plus, minus = plus_minus("random")
+    assert abs(plus - minus) <= 0.15 * minus
+    plus, minus = plus_minus("positive")
+    assert plus == 3 * minus  # per dimension: a 1-hop route each way, and the 2-hop tie both + hops

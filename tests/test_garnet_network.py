@@ -77,15 +77,17 @@ def test_idle_message_agrees_with_analytical(name):
 
 
 def test_multi_packet_message_streams_at_link_bandwidth():
-    """With the derived packet size (2 credit round trips: 14 flits here) packets follow back to back."""
+    """With the derived packet size (2 credit round trips: 2 x (3 + 1 + 1 + 3) = 16 flits here: the
+    link, the router, the allocation before the credit goes back, the link back) packets follow
+    back to back."""
     config = network_config(TOPOLOGIES["torus"], flit_bytes=16)
     net = garnet(config, check_invariants=True)
-    assert net.packet_bytes == 14 * 16
+    assert net.packet_bytes == 16 * 16
     nflits = 200
     arrival = one_message(net, 0, 5, nflits * 16)
     # Back-to-back packets: the whole message is one long zero-load "packet".
     assert arrival == closed_form_cycles(config, 0, 5, nflits)
-    assert net.packet_stats.packets == 15
+    assert net.packet_stats.packets == 13
 
 
 def test_message_to_self_is_delivered_in_zero_time():
@@ -156,7 +158,7 @@ def test_torus_with_one_vc_is_a_config_error():
 def test_per_dimension_overrides():
     config = network_config(TOPOLOGIES["hierarchical"], flit_bytes=32, dim={"1": {"buffer_flits": 9, "vcs": 3}})
     net = garnet(config)
-    depths = {(o.dst_port.name, len(o.credits), o.depth) for o in net.link_ports
+    depths = {(o.dst_port.name, len(o.credits), o.depth) for o in net.link_units
               if net.topology.links[o.link_id].dim == 1}
     assert {(vcs, depth) for _, vcs, depth in depths} == {(3, 9)}
 

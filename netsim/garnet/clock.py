@@ -81,6 +81,10 @@ class CycleClock:
             last -= 1
         return last
 
+    def signature(self, c: int) -> tuple:
+        """Pending wake-ups relative to cycle `c` (fast-forward)."""
+        return tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in self.buckets.items()))
+
     def jump(self, span: int) -> None:
         """Move the current cycle, every pending wake-up and simpy's clock `span` cycles later (a
         fast-forward). `buckets` and `due` change in place: `_fire`'s loop holds them."""

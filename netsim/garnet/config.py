@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from netsim.config import choice, positive_float, positive_int, setting
+from netsim.garnet.allocators import ALLOCATORS
+from netsim.garnet.routing import ROUTING
 from netsim.units import UnitError, parse_cycles
 
 DIM_KEYS = ("vcs", "buffer_flits", "link_latency")
@@ -55,6 +57,8 @@ class GarnetConfig:
     buffer_flits: Optional[int] = setting(None, parse=positive_int, help="flits of buffer per VC at router input ports (default: the port's credit round trip, so one VC streams at full rate)")
     switch_buffer_flits: Optional[int] = setting(None, parse=positive_int, help="flits per VC at switch input ports (default: buffer_flits)")
     router_latency: int = setting(1, parse=positive_int, cycles=True, help="router pipeline depth in cycles (1 = Garnet, 4 = BookSim RC/VA/SA/ST)")
+    allocator: str = setting("garnet", parse=choice(*ALLOCATORS), help="router model: garnet (separable input-first switch allocation, the downstream VC chosen for the winner: an equal share per input port) or booksim (BookSim's iq router: iSLIP VC then switch allocation, its stage timing; router_latency >= 3)")
+    routing: str = setting("dor", parse=choice(*ROUTING), help="routing unit: dor (dimension order; on rings a dateline class switch at the wrap link) or dor-booksim (the class chosen on entering a ring, as BookSim); antipode ties broken at random per message")
     link_latency: Optional[int] = setting(None, parse=positive_int, cycles=True, help="link latency in cycles (default: the topology's latency times the clock, rounded up)")
     vc_release: str = setting("tail-credit", parse=choice("tail-credit", "tail-sent"), help="when an upstream VC may be reallocated: tail's credit returned (Garnet) or tail sent (BookSim)")
     nic_ports: str = setting("per-link", parse=choice("per-link", "single"), help="NIC ports of an NPU: one injection and one ejection port per link of its router, so it drives every link at once as the analytical model assumes (per-link), or one of each shared by all links, at most one flit per cycle in and out (single: Garnet's and BookSim's NI)")

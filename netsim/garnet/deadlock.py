@@ -1,7 +1,9 @@
 """Deadlock detection: find VCs whose flits cannot move and name a cycle of them waiting on each other.
 
 A blocked VC waits on the downstream VC it needs credits from (or, for a head flit, on every VC
-of its class at the next port, all held). A cycle in that wait-for graph is a deadlock.
+of its class at the next port). A cycle of such waits among VCs that have not moved for a long
+time is a deadlock; VCs that wait long while the rest of the network keeps moving, with no such
+cycle, are starved by congestion: a warning, not an error.
 """
 
 from __future__ import annotations
@@ -15,20 +17,22 @@ def vc_name(router, port, vc_index: int) -> str:
     return f"router {router.node} in-port {port.name} VC {vc_index}"
 
 
-def wait_for_graph(routers, cycle: int) -> dict:
-    """(router, port, vc) name -> names of the downstream VCs its ready front flit waits for."""
+def wait_for_graph(routers, cycle: int, since: int | None = None) -> dict:
+    """(router, port, vc) name -> names of the downstream VCs its ready front flit waits for; with
+    `since`, only front flits ready since that cycle or earlier (waiting at least that long)."""
     graph: dict[str, list[str]] = {}
+    last = cycle if since is None else since
     for router in routers:
-        for vc in router.active:
-            if not vc.ready or vc.ready[0] > cycle:
+        output = router.allocator.routing.output
+        for vc in router.occupied:
+            if not vc.ready or vc.ready[0] > last:
                 continue
-            out = vc.out
-            if out is None:
-                out, lo, hi = vc.packets[0].route[router.node]
-                wanted = range(lo, hi)
+            if vc.out_vc >= 0:
+                out, wanted = vc.out, (vc.out_vc,)
             else:
-                wanted = (vc.out_vc,)
-            if out.eject:
+                out, lo, hi = output(router, vc.packets[0])
+                wanted = range(lo, hi)
+            if out.receiver is not None:
                 continue
             graph[vc_name(router, vc.port, vc.index)] = [vc_name(out.dst_router, out.dst_port, v) for v in wanted]
     return graph
@@ -62,25 +66,48 @@ def find_cycle(graph: dict) -> list[str]:
     return []
 
 
-def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: int,
-                   starved=None) -> DeadlockError:
+def waiting_cycle(routers, cycle: int, since: int) -> list[str]:
+    """A cycle of VCs that have all waited since cycle `since` or earlier, each for the next ([] if
+    none): a deadlock even if other routers still move. A head waits for any VC of its class, so
+    it is stuck only if all of them are: VCs waiting on one that has not waited long are dropped
+    until none is left (a knot), and the cycle is looked for among those that remain."""
+    graph = wait_for_graph(routers, cycle, since)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(graph):
+            if any(wanted not in graph for wanted in graph[name]):
+                del graph[name]
+                changed = True
+    return find_cycle(graph)
+
+
+def _named(names: list[str]) -> str:
+    return "; ".join(names[:MAX_NAMED]) + (f"; ... ({len(names)} in all)" if len(names) > MAX_NAMED else "")
+
+
+def deadlock_error(routers, cycle: int, stalled_cycles: int, flits_in_flight: int, stuck=None,
+                   loop: list[str] | None = None) -> DeadlockError:
     """The error to raise: a one-line report naming a cycle of waiting VCs (or the stuck VCs).
-    `starved`: a router that has not moved for `stalled_cycles` while others have (None: no
-    router has)."""
-    graph = wait_for_graph(routers, cycle)
-    loop = find_cycle(graph)
-    if starved is None:
-        head = (f"deadlock at cycle {cycle}: {flits_in_flight} flit(s) in flight, none moved for "
-                f"{stalled_cycles} cycles; ")
-    elif loop:
-        head = (f"deadlock at cycle {cycle} (partial: other routers still move): router {starved.node} "
-                f"has not sent a flit for {stalled_cycles} cycles; ")
-    else:  # congestion so heavy that a router waits longer than deadlock_cycles for room downstream
-        head = (f"no progress at cycle {cycle}: router {starved.node} has held ready flits without sending one "
-                f"for {stalled_cycles} cycles while the rest of the network kept moving (starved by "
-                f"congestion, or stuck; raise garnet.deadlock_cycles if this load is meant); ")
+    `stuck` and `loop`: a router that has not moved for `stalled_cycles` while others have, and
+    the waiting cycle found among long-waiting VCs (a partial deadlock)."""
     if loop:
         names = loop if len(loop) <= MAX_NAMED + 1 else loop[:MAX_NAMED] + [f"... ({len(loop) - 1} VCs in all)"]
+        return DeadlockError(f"deadlock at cycle {cycle} (partial: other routers still move): router {stuck.node} "
+                             f"has not sent a flit for {stalled_cycles} cycles; waiting cycle: " + " -> ".join(names))
+    head = (f"deadlock at cycle {cycle}: {flits_in_flight} flit(s) in flight, none moved for "
+            f"{stalled_cycles} cycles; ")
+    graph = wait_for_graph(routers, cycle)
+    found = find_cycle(graph)
+    if found:
+        names = found if len(found) <= MAX_NAMED + 1 else found[:MAX_NAMED] + [f"... ({len(found) - 1} VCs in all)"]
         return DeadlockError(head + "waiting cycle: " + " -> ".join(names))
-    stuck = sorted(graph if starved is None else wait_for_graph([starved], cycle))
-    return DeadlockError(head + "blocked VCs (no cycle found): " + "; ".join(stuck[:MAX_NAMED]))
+    return DeadlockError(head + "blocked VCs (no cycle found): " + _named(sorted(graph)))
+
+
+def starvation_warning(router, cycle: int) -> str:
+    """One line on a router starved by congestion (its VCs waiting, the network moving)."""
+    waiting = sorted(wait_for_graph([router], cycle))
+    return (f"starvation at cycle {cycle}: router {router.node} has held ready flits without sending one for "
+            f"{cycle - router.last_move} cycles while the rest of the network kept moving (congestion, not a "
+            f"deadlock; the run goes on); waiting: {_named(waiting)}")

@@ -20,9 +20,10 @@ its simpy event count, nor where a run's monitor samples link_timeseries: a jump
 
 How a repetition is found: when the "pilot" NIC port (the first to cut a packet since traffic last
 changed) cuts a packet, the end of that cycle is a probe point; the network's signature there is
-looked up among the earlier probes (built in full only when a cheap sketch of it repeats and the
-run has moved on by one component step per VC of the network since the last full one, and at
-most `MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
+looked up among the earlier probes (built in full only at probes with the same cheap sketch as the
+first sketch seen twice, so at one phase of a period that spans several probes, when the run has
+moved on by one component step per VC of the network since the last full one; at most
+`MAX_SIGNATURES` kept). Anything that is not part of the repetition (a submission,
 a message's last packet, a completion, a handed-off event) forgets the probes, so a matched period
 never contains a one-off side effect. It gives up (until traffic next changes) after
 `MAX_PROBES` probes without a repeat, so irregular traffic pays little for it.
@@ -35,7 +36,6 @@ cannot see, or with a packet observer, which a skip would not show the skipped p
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
 
 from netsim.garnet.clock import NEVER
@@ -61,6 +61,7 @@ class FastForward:
     def reset(self) -> None:
         """Traffic changed (or a skip was taken): forget every probe."""
         self.sketches: set[tuple] = set()
+        self.reference = None  # the first sketch seen twice: full signatures are taken only there
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
         self.pilot = None  # NIC injection port whose packet cuts mark probe points (None: the next to cut one)
         self.probe_due = False
@@ -93,6 +94,12 @@ class FastForward:
                   tuple(sorted((k - cycle, len(bucket)) for k, bucket in net.clock.buckets.items())))
         if sketch not in self.sketches:
             self.sketches.add(sketch)
+            return
+        # Full signatures at probes of one sketch only, so that they come at the same phase of a
+        # period that spans several probes (packets taking VCs in turn, say) and can match.
+        if self.reference is None:
+            self.reference = sketch
+        elif sketch != self.reference:
             return
         if net.clock.steps - self.snapshot_at < self.snapshot_every:
             return
@@ -142,37 +149,26 @@ class FastForward:
 
 class Snapshot:
     """The network's state at the end of `cycle`: a signature with every cycle taken relative to
-    it (and past cycles, which only mean "already", clamped to 0), the linear counters, and what
-    `shift` must move to jump ahead."""
+    it (each component gives its own, beside its fields), the linear counters, and what `shift`
+    must move to jump ahead."""
 
     def __init__(self, network, cycle: int):
         self.network = network
         self.packets: dict[int, object] = {}
         self.messages: dict[int, object] = {}  # id -> message, in the order first met
         self.cycle = c = cycle
-        rel = _relative(c)
-        sig = [network.packets_in_network]
-        sig.append(tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in network.clock.buckets.items())))
+        name = self._packet
+        sig = [network.packets_in_network, network.clock.signature(c)]
         for router in network.routers:
-            sig.append((rel(router.next_wake), tuple(map(id, router.active)), tuple(map(id, router.joining)),
-                        router.last_move - c if router.active or router.joining else None))
-            for port in router.inputs:
-                sig.append(max(port.busy_until - c, 0))
-                for vc in port.vcs:
-                    if vc.ready or vc.packets or vc.out is not None:
-                        sig.append((vc.index, tuple(t - c for t in vc.ready), tuple(map(self._packet, vc.packets)),
-                                    vc.sent, id(vc.out), vc.out_vc if vc.out is not None else None))
-            for out in router.outputs:
-                sig.append(_port_signature(out, c))
+            sig.append(router.signature(c))
+            sig.extend(port.signature(c, name) for port in router.inputs)
+            sig.extend(out.signature(c) for out in router.outputs)
         for injector in network.injectors:
             for message in injector.queue:
                 self._message(message)
-            packet = injector.packet
-            sig.append((tuple(map(id, injector.queue)), self._packet(packet) if packet else None, injector.flit,
-                        injector.tail_at - c if packet and injector.flit == packet.nflits else None, injector.out_vc, rel(injector.next_wake),
-                        _port_signature(injector.out, c)))
+            sig.append(injector.signature(c, name))
         for receiver in network.receivers:
-            sig.append((tuple((t - c, self._packet(p)) for t, p in receiver.arrivals), rel(receiver.next_wake)))
+            sig.append(receiver.signature(c, name))
         sig.append(tuple((id(m), m.packets_out, max(m.start - c, 0)) for m in self.messages.values()))
         self.signature = tuple(sig)
         self.counters = self._counters()
@@ -186,13 +182,6 @@ class Snapshot:
         injected = packet.injected - self.cycle if packet.injected >= 0 else None
         return (id(packet.msg), packet.nflits, packet.nbytes, injected, packet.last)
 
-    def _ports(self):
-        net = self.network
-        for router in net.routers:
-            yield from router.outputs
-        for injector in net.injectors:
-            yield injector.out
-
     def _counter_fields(self):
         """(object, attribute) of every counter that grows linearly while the state repeats, in a
         fixed order: messages' unsent bytes last."""
@@ -200,13 +189,11 @@ class Snapshot:
         yield net.clock, "steps"
         for name in ("packets", "flits", "bytes", "network_latency", "hops"):
             yield net.packet_stats, name
-        for out in self._ports():
-            for name in ("stall", "flits", "bytes"):
-                yield out, name
+        for out in net.output_units():
+            yield from out.counter_fields()
         for router in net.routers:
             for port in router.inputs:
-                for vc in port.vcs:
-                    yield vc, "residency"
+                yield from port.counter_fields()
         for message in self.messages.values():
             yield message, "unsent"
 
@@ -221,59 +208,18 @@ class Snapshot:
             setattr(owner, name, value)
 
     def shift(self, span: int, first: int) -> None:
-        """Move every stored cycle `span` cycles later. `last_move` (when a router last sent a flit)
-        moves only if it sent during the period that started at `first`: then it sends in every
-        period; else it stays idle throughout."""
+        """Move every stored cycle `span` cycles later. A router's `last_move` moves only if it sent
+        during the period that started at `first`."""
         net = self.network
         net.clock.jump(span)
-        for component in (*net.routers, *net.injectors, *net.receivers):
-            if component.next_wake != NEVER:
-                component.next_wake += span
         for router in net.routers:
-            if router.last_move > first:
-                router.last_move += span
+            router.shift(span, router.last_move > first)
             for port in router.inputs:
-                port.busy_until += span
-                for vc in port.vcs:
-                    _shift(vc.ready, span)
-        for out in self._ports():
-            out.busy_until += span
-            for pending in out.pending:
-                _shift(pending, span)
-            if out.stall_since >= 0:
-                out.stall_since += span
-        for injector in net.injectors:
-            if injector.packet is not None and injector.flit == injector.packet.nflits:
-                injector.tail_at += span
-        for receiver in net.receivers:
-            arrivals = [(t + span, packet) for t, packet in receiver.arrivals]
-            receiver.arrivals.clear()
-            receiver.arrivals.extend(arrivals)
+                port.shift(span)
+            for out in router.outputs:
+                out.shift(span)
+        for component in (*net.injectors, *net.receivers):
+            component.shift(span)
         for packet in self.packets.values():
             if packet.injected >= 0:
                 packet.injected += span
-
-
-def _shift(cycles, span: int) -> None:
-    """Add `span` to every cycle of a deque or list, in place (components hold references to it)."""
-    if cycles:
-        shifted = [t + span for t in cycles]
-        cycles.clear()
-        cycles.extend(shifted)
-
-
-def _relative(cycle: int):
-    return lambda wake: wake if wake == NEVER else wake - cycle
-
-
-def _port_signature(out, c: int) -> tuple:
-    """An output port's state relative to cycle `c`. Credits that have arrived by `c` count as held
-    whether or not they were absorbed yet (ports absorb lazily, when they need them, which is the
-    same to every decision), so states that differ only in that compare equal."""
-    credits, on_the_way = [], []
-    for held, pending in zip(out.credits, out.pending):
-        arrived = bisect_right(pending, c) if pending else 0  # `pending` is sorted
-        credits.append(held + arrived)
-        on_the_way.append(tuple([t - c for t in pending[arrived:]]) if arrived < len(pending) else ())
-    return (max(out.busy_until - c, 0), tuple(credits), tuple(on_the_way), tuple(out.allocated), tuple(out.tail_sent),
-            out.waiting, out.stall_since - c if out.stall_since >= 0 else None)

@@ -4,10 +4,13 @@ for all its flits at the next VC, holds the link for its flit count; valid when 
 holds a whole packet). Both keep the router pipeline, link latencies, VCs, dateline classes, atomic
 VC allocation, statistics and invariant checks; zero-load latency is the same closed form.
 
-Every topology node is a `Router`; every NPU also has a NIC: an `Injector` per injection port and a
-`Receiver` per ejection port of its router, one of each per router link (`nic_ports = "per-link"`)
-or one of each for all links (`"single"`). Time runs in integer cycles of `clock_ghz` on a `CycleClock` that
-shares the simpy Environment (nanoseconds) with the system layer.
+Every topology node is a `Router` (but NPUs attached directly to a switch, `single_router`); every
+NPU also has a NIC: an `Injector` per injection port and a `Receiver` per ejection port of its
+router, one of each per router link (`nic_ports = "per-link"`) or one of each for all links
+(`"single"`). A router is its rooms (router.py): input units, output units, the switch allocator
+of its model (`garnet.allocator`: allocators/), the crossbar; routes and VC classes come from the
+routing unit (`garnet.routing`: routing.py). Time runs in integer cycles of `clock_ghz` on a
+`CycleClock` that shares the simpy Environment (nanoseconds) with the system layer.
 
 Zero-load latency of one packet of L flits over H router-to-router links (documented closed form,
 checked by the tests), from the cycle its head leaves the NIC to the cycle its tail reaches the
@@ -16,6 +19,11 @@ destination NIC:
     1 (injection link) + sum of pipeline cycles of the H+1 routers visited
     + sum over the H links of (latency + cpf - 1) + 1 (ejection link)
     + (L - 1) * (largest cpf on the route, NIC links counting 1)
+
+(NPUs attached to a switch directly: the injection and ejection links are the topology's, each
+counting latency + cpf - 1, and H counts router-to-router links only.) BookSim's terminal reads a
+flit one cycle after its link delivered it: its packet latencies are one cycle more (synthetic
+traffic's `injection_delay = 1` adds that cycle for comparisons).
 
 where cpf is a link's cycles per flit. A message is injected at the first whole cycle at or after
 its send (plus the topology's NIC latency, twice per dimension crossed, as in the analytical model)
@@ -37,15 +45,18 @@ import simpy
 from netsim.api import Network
 from netsim.errors import ConfigError
 from netsim.garnet import deadlock
+from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.config import GarnetConfig
+from netsim.garnet.crossbar import Slots
 from netsim.garnet.fastforward import FastForward
-from netsim.garnet.link import OutputPort
+from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector, Receiver
+from netsim.garnet.output_unit import OutputUnit
 from netsim.garnet.packet import Message, Packet
 from netsim.garnet.params import Params
-from netsim.garnet.router import InputPort, Router
-from netsim.garnet.routing import ANY, HIGH, LOW, check_vcs, hop_classes, ring_links, vc_range
+from netsim.garnet.router import Router
+from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, vc_range
 from netsim.garnet.stats import PacketStats, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 
@@ -64,19 +75,25 @@ class GarnetNetwork(Network):
                  fast_forward: bool = True):
         """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig.
 
-        `seed` is accepted like every backend's; this one has no random choices (routes are
-        deterministic and arbitration is round-robin), so the seed cannot change its results.
+        `seed` seeds the routing unit's tie-breaking (the only random choice: arbitration is round
+        robin), so different seeds give different, equally valid results where routes have ties.
 
         `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
         is a test-only switch that lets ring hops use any VC (and so deadlock); `batch=False` is a
-        test-only switch that makes flit fidelity step every flit (batching must not change results);
-        `fast_forward=False` turns off skipping repeated steady states (fastforward.py; same statistics).
+        test-only switch that makes flit fidelity grant one flit at a time (batching must not change
+        results); `fast_forward=False` turns off skipping repeated steady states (fastforward.py;
+        same statistics).
         """
         super().__init__(topology, env)
         cfg = getattr(config, "garnet", config) or GarnetConfig()
         self.config = cfg
         self.params = params = Params(cfg, topology)
-        check_vcs(topology, params.vcs, dateline)
+        self.model = ALLOCATORS[cfg.allocator]
+        problem = self.model.check(cfg.router_latency)
+        if problem:
+            raise ConfigError(problem)
+        self.routing = ROUTING[cfg.routing](topology, seed, dateline)
+        self.routing.check_vcs(params.vcs, dateline)
         self.check_invariants = check_invariants
         self.flit_bytes = params.flit_bytes
         self.packet_bytes = params.packet_bytes
@@ -84,18 +101,18 @@ class GarnetNetwork(Network):
         self.clock.after_cycle = self._after_cycle
         self._build(batch)
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
-        self._routes: dict[int, tuple] = {}  # route() by src * npus + dst (an int key hashes fastest)
-        self._ring_links = ring_links(topology, dateline)
+        self._routes: dict[int, tuple] = {}  # route() by an int key (hashes fastest)
         # What route() assembles tables from, so that building one (for every pair a run uses) is
         # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
         # the last item), and the link's dimension; NIC cycles per set of dimensions crossed.
         self._hop_entries = [[(out, *vc_range(vc_class, len(out.credits))) for vc_class in (LOW, HIGH, ANY)]
-                             for out in self.link_ports]
+                             if inner else None for out, inner in zip(self.link_units, self.between_routers)]
         self._link_dims = [link.dim for link in topology.links]
         self._nic_cycles: dict[frozenset, int] = {}
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self.packets_in_network = 0
+        self._starved: set[int] = set()  # routers already warned about
         self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
         self.fast_forward = FastForward(self) if fast_forward else None
@@ -104,94 +121,142 @@ class GarnetNetwork(Network):
     def _build(self, batch: bool) -> None:
         topo, params, clock = self.topology, self.params, self.clock
         release_on_sent = params.release_on_sent
-        # Batching an unobstructed packet is exact only if the downstream VC cannot be reallocated
-        # before the tail would have left flit by flit, i.e. under tail-credit release.
-        batch = batch and not release_on_sent
-        self.routers = [Router(clock, node, params.pipeline(node), params.whole_packets, batch)
-                        for node in sorted(topo.graph.nodes)]
-        if [r.node for r in self.routers] != list(range(len(self.routers))):
-            raise ConfigError(f"topology '{topo.name}': node ids must be 0..n-1")
-        self.ports: dict[tuple[int, int], OutputPort] = {}
-        self.link_ports: list[OutputPort] = []
-        for link, latency, cpf in zip(topo.links, params.link_latency, params.link_cpf):
-            up, down = self.routers[link.src], self.routers[link.dst]
-            depth = params.buffer_flits(link.dst, link.dim, latency, cpf)
-            port = InputPort(f"from-{link.src}", params.vcs(link.dim), depth, latency, link.id)
-            out = OutputPort(up, clock, f"to-{link.dst}", link.id, cpf, latency, release_on_sent)
-            out.connect(down, port)
-            down.add_input(port)
-            up.outputs.append(out)
-            self.ports[link.src, link.dst] = out
-            self.link_ports.append(out)
+        direct = topo.direct_terminals
+        self.router_at: dict[int, Router] = {}
+        for node in sorted(topo.graph.nodes):
+            if not (direct and node < topo.npus):
+                self.router_at[node] = Router(clock, node, params.pipeline(node))
+        self.routers = list(self.router_at.values())
+        self.link_units: list[OutputUnit] = []  # per topology link: the output unit that drives it
+        self.between_routers: list[bool] = []  # per topology link: router to router (not a NIC's)
         self.injectors: list[Injector] = []  # every NIC injection port
         self.receivers: list[Receiver] = []  # one per ejection port
-        self.nic_ports: list[tuple[int, str, int, OutputPort]] = []  # (npu, kind, link id, port) for the report
+        self.nic_ports: list[tuple[int, str, int, OutputUnit]] = []  # (npu, kind, link id, unit) for the report
         self._injector_of: dict[int, Injector] = {}  # first link of a route -> its injection port
-        self._eject_of: dict[int, OutputPort] = {}  # last link of a route -> its ejection port
+        self._eject_of: dict[int, OutputUnit] = {}  # last link of a route -> its ejection port
+        self._nic_of: dict[int, tuple] = {}  # NPU -> (injector, ejection unit) for a route to itself
+        for link, latency, cpf in zip(topo.links, params.link_latency, params.link_cpf):
+            up, down = self.router_at.get(link.src), self.router_at.get(link.dst)
+            self.between_routers.append(up is not None and down is not None)
+            if up is None:  # an NPU's NIC attached to its switch directly
+                self.link_units.append(self._add_injection_port(down, [link.id], f"nic-{link.src}", link.src,
+                                                                latency, cpf, batch))
+            elif down is None:
+                self.link_units.append(self._add_ejection_port(up, [link.id], f"to-nic-{link.dst}", link.dst,
+                                                               latency, cpf))
+            else:
+                depth = params.buffer_flits(link.dst, link.dim, latency, cpf)
+                port = InputUnit(down, f"from-{link.src}", params.vcs(link.dim), depth, link.id)
+                out = OutputUnit(up, clock, f"to-{link.dst}", link.id, cpf, latency, release_on_sent)
+                self._connect(out, port, down, sa_stage=1)
+                down.add_input(port)
+                up.add_output(out)
+                self.link_units.append(out)
         # per-link: one injection port per outgoing link and one ejection port per incoming link, so
         # an NPU drives all its links at once (as the analytical model assumes); single: one of each,
         # shared by all links (Garnet's and BookSim's NI: one flit per cycle in and out of an NPU).
         per_link = self.config.nic_ports == "per-link"
         for npu in range(topo.npus):
-            router = self.routers[npu]
+            router = self.router_at.get(npu)
+            if router is None:
+                continue
             links_out = [out.link_id for out in router.outputs]  # read before NIC ports join them
             links_in = [port.link_id for port in router.inputs]
             for links in ([link] for link in links_out) if per_link else [links_out]:
-                self._add_injection_port(router, links, f"-to-{topo.links[links[0]].dst}" if per_link else "",
-                                         batch)
+                label = f"-to-{topo.links[links[0]].dst}" if per_link else ""
+                self._add_injection_port(router, links, f"nic{label}", npu, 1, 1, batch)
             for links in ([link] for link in links_in) if per_link else [links_in]:
-                self._add_ejection_port(router, links, f"-from-{topo.links[links[0]].src}" if per_link else "")
+                label = f"-from-{topo.links[links[0]].src}" if per_link else ""
+                self._add_ejection_port(router, links, f"to-nic{label}", npu, 1, 1)
+        for router in self.routers:
+            if params.whole_packets:  # packets granted whole share crossbar inputs and links (crossbar.py)
+                for port in router.inputs:
+                    port.slots = Slots(1)
+                for out in router.outputs:
+                    out.slots = Slots(out.cpf)
+                    out.lookahead = out.credit_horizon - 1  # (NEVER at a NIC: its credits are all known)
+            options = {"router_latency": self.config.router_latency} if self.model.name == "booksim" else {}
+            router.allocator = self.model(router, self.routing, params.whole_packets, batch, **options)
+        if params.whole_packets:
+            for injector in self.injectors:
+                injector.out.lookahead = injector.out.credit_horizon - 1
 
-    def _add_injection_port(self, router: Router, links: list[int], label: str, batch: bool) -> None:
-        """A NIC injection port of NPU `router.node` for the routes leaving over `links`."""
-        npu = router.node
+    def _connect(self, out: OutputUnit, port: InputUnit, router: Router, sa_stage: int) -> None:
+        """Wire output unit `out` (of a router, `sa_stage` 1, or a NIC, 0) to input unit `port` of
+        `router` with the timing of the router model (see allocators/base.py)."""
+        stage = self.model.stage(router.pipeline, self.config.router_latency)
+        out.connect(port, delay=out.lat + stage, credit_delay=out.latency + sa_stage,
+                    head_delay=out.lat + router.pipeline, stage=stage)
+
+    def _add_injection_port(self, router: Router, links: list[int], name: str, npu: int, latency: int,
+                            cpf: int, batch: bool) -> OutputUnit:
+        """A NIC injection port of NPU `npu` into `router`, for the routes leaving over `links`."""
         injector = Injector(self, batch)
-        port = InputPort(f"nic{label}", self.config.vcs, self.params.nic_buffer_flits(npu), 1, -1)
-        injector.out = OutputPort(injector, self.clock, f"nic-{npu}{label}", -1, 1, 1, self.params.release_on_sent)
-        injector.out.connect(router, port)
+        port = InputUnit(router, name, self.config.vcs, self.params.nic_buffer_flits(router.node, latency, cpf), -1)
+        injector.out = OutputUnit(injector, self.clock, f"nic-{npu}{name[3:]}", -1, cpf, latency,
+                                  self.params.release_on_sent)
+        self._connect(injector.out, port, router, sa_stage=0)
         router.add_input(port)
         self.injectors.append(injector)
         self.nic_ports.append((npu, "nic-npu", links[0] if len(links) == 1 else -1, injector.out))
         self._injector_of.update(dict.fromkeys(links, injector))
+        self._nic_of.setdefault(npu, [None, None])[0] = injector
+        return injector.out
 
-    def _add_ejection_port(self, router: Router, links: list[int], label: str) -> None:
-        """A NIC ejection port of NPU `router.node` for the routes arriving over `links`."""
+    def _add_ejection_port(self, router: Router, links: list[int], name: str, npu: int, latency: int,
+                           cpf: int) -> OutputUnit:
+        """A NIC ejection port of NPU `npu` out of `router`, for the routes arriving over `links`."""
         receiver = Receiver(self)
-        eject = OutputPort(router, self.clock, f"to-nic{label}", -1, 1, 1, self.params.release_on_sent)
-        eject.eject = True
-        eject.receiver = receiver
-        router.outputs.append(eject)
+        eject = OutputUnit(router, self.clock, name, -1, cpf, latency, self.params.release_on_sent)
+        # a flit arrives after the link, the NIC consumes it (a cycle later in BookSim's model), and
+        # its credit is usable after one cycle more and the link back
+        credit_delay = eject.lat + self.model.eject_consume + 1 + latency
+        eject.connect_nic(receiver, self.config.vcs, self.params.nic_eject_flits(credit_delay), credit_delay)
+        router.add_output(eject)
         self.receivers.append(receiver)
-        self.nic_ports.append((router.node, "npu-nic", links[0] if len(links) == 1 else -1, eject))
+        self.nic_ports.append((npu, "npu-nic", links[0] if len(links) == 1 else -1, eject))
         self._eject_of.update(dict.fromkeys(links, eject))
+        self._nic_of.setdefault(npu, [None, None])[1] = eject
+        return eject
 
     def buffer_depths(self):
-        """(port name, flits per VC) of every router input port."""
+        """(port name, flits per VC) of every router input port and NIC ejection port."""
         for router in self.routers:
             for port in router.inputs:
                 yield f"router {router.node} in-port {port.name}", port.depth
+            for out in router.outputs:
+                if out.receiver is not None:
+                    yield f"router {router.node} NIC port {out.name}", out.depth
 
-    def route(self, src: int, dst: int) -> tuple[dict, int, int, Injector]:
-        """(router id -> (output port, VC lo, VC hi), hops, NIC cycles, injection port) of src -> dst,
-        built once."""
-        key = src * self.topology.npus + dst
+    def route(self, src: int, dst: int, ties: int = 0) -> tuple[dict, int, int, Injector]:
+        """(router id -> (output unit, VC lo, VC hi), router-to-router hops, NIC cycles, injection
+        port) of src -> dst with tie bits `ties` (`Topology.route`), built once."""
+        npus = self.topology.npus
+        key = (ties * npus + src) * npus + dst
         entry = self._routes.get(key)
         if entry is None:
-            if src == dst:  # callers deliver these themselves (`_transmit`); synthetic traffic skips them
-                raise ValueError(f"no network route from NPU {src} to itself")
-            path = self.topology.route(src, dst)
-            link_ids = [self.ports[hop].link_id for hop in zip(path, path[1:])]
-            hops = self._hop_entries
-            table = {u: hops[link_id][vc_class]
-                     for u, link_id, vc_class in zip(path, link_ids, hop_classes(self._ring_links, link_ids))}
-            table[dst] = (self._eject_of[link_ids[-1]], 0, 1)
-            dims = frozenset(self._link_dims[link_id] for link_id in link_ids)
-            nic_cycles = self._nic_cycles.get(dims)
-            if nic_cycles is None:
-                nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
-            entry = (table, len(path) - 1, nic_cycles, self._injector_of[link_ids[0]])
-            self._routes[key] = entry
+            entry = self._routes[key] = self._build_route(src, dst, ties)
         return entry
+
+    def _build_route(self, src: int, dst: int, ties: int) -> tuple:
+        topo = self.topology
+        if src == dst:  # through its own router and back (synthetic traffic; NIC ports of its own)
+            injector, eject = self._nic_of[src]
+            return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector
+        path = topo.route(src, dst, ties)
+        link_ids = [topo.link(u, v).id for u, v in zip(path, path[1:])]
+        injector = self._injector_of[link_ids[0]]
+        eject = self._eject_of[link_ids[-1]]
+        hops = self._hop_entries
+        inner = [(u, link_id, vc_class) for u, link_id, vc_class
+                 in zip(path, link_ids, self.routing.hop_classes(link_ids)) if hops[link_id] is not None]
+        table = {u: hops[link_id][vc_class] for u, link_id, vc_class in inner}
+        table[eject.owner.node] = (eject, 0, len(eject.credits))
+        dims = frozenset(self._link_dims[link_id] for link_id in link_ids)
+        nic_cycles = self._nic_cycles.get(dims)
+        if nic_cycles is None:
+            nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
+        return table, len(inner), nic_cycles, injector
 
     def run(self, until: float | None = None, monitor=None) -> bool:
         """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)
@@ -213,12 +278,14 @@ class GarnetNetwork(Network):
         return handed_off
 
     def send_message(self, src: int, dst: int, nbytes: int, tag: Hashable, packet_bytes: int,
-                     handed_off=None, on_delivered=None, cycle: int | None = None) -> Message:
+                     handed_off=None, on_delivered=None, cycle: int | None = None, delay: int = 0) -> Message:
         """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint);
-        `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock)."""
+        `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock);
+        `delay`: cycles before the NIC may start it, beyond the topology's NIC latency."""
         now = self.clock.now_cycle() if cycle is None else cycle
-        route = self.route(src, dst)
-        message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2], handed_off, on_delivered)
+        route = self.route(src, dst, self.routing.ties(src, dst))
+        message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2] + delay, handed_off,
+                          on_delivered)
         self.traffic_changed()
         route[3].submit(message)
         return message
@@ -273,15 +340,32 @@ class GarnetNetwork(Network):
             raise deadlock.deadlock_error(self.routers, cycle, stalled, self.flits_in_flight())
         if cycle >= self.next_scan:
             self._next_scan_after(cycle)
-            limit = cycle - self.config.deadlock_cycles
-            for router in self.routers:  # holds flits ready long ago, and has not sent one since
-                if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.active):
-                    moved = max(other.last_move for other in self.routers) > limit
-                    raise deadlock.deadlock_error(self.routers, cycle, cycle - router.last_move,
-                                                  self.flits_in_flight(), router if moved else None)
+            self._scan(cycle)
         if self.fast_forward is not None:
             self.fast_forward.after_cycle(cycle)
         self.clock.hook_at = 0 if self.check_invariants else self.next_scan  # a probe due sets it to now
+
+    def _scan(self, cycle: int) -> None:
+        """Periodic check for routers that have held ready flits for `deadlock_cycles` without
+        sending one: if no router at all has moved since, or such routers wait on each other in a
+        cycle, it is a deadlock (raised); if the rest of the network keeps moving it is starvation
+        by congestion, reported once per router as a warning and the run goes on."""
+        limit = cycle - self.config.deadlock_cycles
+        stuck = [router for router in self.routers
+                 if router.last_move <= limit and any(vc.ready and vc.ready[0] <= limit for vc in router.occupied)]
+        if not stuck:
+            return
+        if max(router.last_move for router in self.routers) <= limit:
+            raise deadlock.deadlock_error(self.routers, cycle, cycle - max(r.last_move for r in self.routers),
+                                          self.flits_in_flight())
+        loop = deadlock.waiting_cycle(self.routers, cycle, limit)
+        if loop:
+            raise deadlock.deadlock_error(self.routers, cycle, cycle - stuck[0].last_move, self.flits_in_flight(),
+                                          stuck[0], loop)
+        for router in stuck:
+            if router.node not in self._starved:
+                self._starved.add(router.node)
+                self.warnings.append(deadlock.starvation_warning(router, cycle))
 
     def skip_deadlock_scans(self, cycle: int) -> None:
         """A fast-forward has just ended at busy `cycle`: the scans it skipped found nothing (the
@@ -295,27 +379,46 @@ class GarnetNetwork(Network):
 
     def flits_in_flight(self) -> int:
         """Flits in router buffers or on links towards them (NIC source queues excluded)."""
-        return sum(len(vc.ready) for router in self.routers for vc in router.active + router.joining)
+        return sum(len(vc.ready) for router in self.routers for vc in router.occupied)
+
+    def output_units(self):
+        """Every output unit: router links, NIC injection and ejection ports."""
+        for router in self.routers:
+            yield from router.outputs
+        for injector in self.injectors:
+            yield injector.out
 
     def check_flow_control(self) -> None:
-        """Credits + returning credits + flits held (or on the wire) == depth, for every VC."""
-        for out in self.link_ports + [injector.out for injector in self.injectors]:
-            for vc, buffer in enumerate(out.dst_vcs):
-                held = len(buffer.ready)
-                total = out.credits[vc] + len(out.pending[vc]) + held
-                if total != out.depth or held > out.depth or out.credits[vc] < 0:
-                    raise InvariantError(f"{out.name} of router {out.dst_router.node} VC {vc}: credits "
-                                         f"{out.credits[vc]} + returning {len(out.pending[vc])} + flits {held} "
-                                         f"!= depth {out.depth}")
+        """For every downstream VC: credits + credits on their way back + flits held or on the wire
+        (or committed to leave later, by a batch) == depth; and at this cycle no VC holds more flits
+        than its depth, nor was a credit used before it came back."""
+        cycle = self.clock.cycle
+        for out in self.output_units():
+            for vc, credits in enumerate(out.credits):
+                returning = out.pending[vc]
+                held = len(out.dst_vcs[vc].ready) if out.receiver is None else 0
+                if credits + len(returning) + held == out.depth and credits >= 0 and held <= out.depth:
+                    continue  # the usual case; else look closer (a batch may hold future credits)
+                if out.receiver is None:  # flits that leave here after this cycle (perhaps already
+                    # passed on downstream in packet fidelity) do not count yet
+                    later = sum(1 for t in out.last_sent[vc] if t > cycle)
+                else:
+                    later = sum(1 for t in returning if t > cycle + out.eject_credit_delay)
+                usable = credits + sum(1 for t in returning if t <= cycle) + later
+                if credits + len(returning) + held != out.depth or usable < 0 or usable > out.depth:
+                    node = out.owner.node if out.receiver is not None else out.dst_router.node
+                    raise InvariantError(f"{out.name} towards router {node} VC {vc} at cycle {cycle}: credits "
+                                         f"{credits} + returning {len(returning)} + flits {held} vs depth "
+                                         f"{out.depth}, {usable} usable")
 
     def check_drained(self) -> None:
         """At the end of a run: no flit anywhere, all credits home, every byte delivered exactly once."""
         self.check_flow_control()
         if self.packets_in_network or self.flits_in_flight():
             raise InvariantError(f"{self.packets_in_network} packets still in the network")
-        for out in self.link_ports + [injector.out for injector in self.injectors]:
+        for out in self.output_units():
             for vc in range(len(out.credits)):
-                if out.credits[vc] + len(out.pending[vc]) != out.depth or out.allocated[vc] and not out.tail_sent[vc]:
+                if out.credits[vc] + len(out.pending[vc]) != out.depth or out.in_use[vc]:
                     raise InvariantError(f"{out.name}: VC {vc} not released at the end")
         if sum(self.bytes_sent) != sum(self.bytes_received):
             raise InvariantError(f"{sum(self.bytes_sent)} bytes sent, {sum(self.bytes_received)} received")
@@ -327,8 +430,8 @@ class GarnetNetwork(Network):
         """Cumulative (bytes, busy ns) per link, read straight off the output ports (microseconds,
         where building link_stats() takes a millisecond): what time series sampling reads."""
         ns = self.clock.ns
-        ports = self.link_ports
-        return [o.bytes for o in ports], [ns(o.flits * o.cpf) for o in ports]
+        units = self.link_units
+        return [o.bytes for o in units], [ns(o.flits * o.cpf) for o in units]
 
     def link_stats(self) -> pd.DataFrame:
         link_bytes, busy_ns = self.link_counters()
@@ -354,4 +457,4 @@ class GarnetNetwork(Network):
 
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""
-        return sum(o.flits for o in self.link_ports)
+        return sum(o.flits for o, inner in zip(self.link_units, self.between_routers) if inner)

@@ -3,8 +3,11 @@ one flit per cycle under credits) and a `Receiver` per ejection port (count arri
 complete messages). An NPU has one of each per router link or one of each in all
 (`garnet.nic_ports`; GarnetNetwork picks a message's ports by its route's first and last link).
 
-Each injection link into the NPU's router and each ejection link out of it takes one cycle and
-carries one flit per cycle; the NIC always accepts ejected flits.
+An injection link into the NPU's router and an ejection link out of it take one cycle and carry
+one flit per cycle (when NPUs attach to a switch directly, `single_router`, they are the
+topology's own links). The NIC takes a new packet's VC like a router (the free VC with the most
+credits, round robin among equals) and sends a flit as soon as it holds its credit. Ejection
+ports have VCs and credits too: the NIC consumes each flit as it arrives and returns its credit.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from netsim.garnet.clock import NEVER
+from netsim.garnet.crossbar import departures
 from netsim.garnet.packet import Message, Packet
 
 
@@ -29,8 +33,8 @@ class Injector:
         self.packet: Packet | None = None  # the packet being injected
         self.flit = 0  # flits of it already injected
         self.tail_at = -1  # cycle the tail of a packet sent whole leaves
-        self.out_vc = -1  # injection-port VC claimed by the current packet
-        self.out = None  # OutputPort into the router's injection input port
+        self.out_vc = -1  # injection-port VC taken by the current packet
+        self.out = None  # OutputUnit into the router's injection input port
         self.next_wake = NEVER
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
@@ -48,11 +52,12 @@ class Injector:
             else:
                 self._finish(packet, cycle)
             return
+        out = self.out
         if packet is None:
             if not self.queue:
                 return
             message = self.queue[0]
-            start = max(message.start, self.out.busy_until)  # the previous packet's tail may still be leaving
+            start = max(message.start, out.busy_until)  # the previous packet's tail may still be leaving
             if start > cycle:
                 self.clock.wake(self, start)
                 return
@@ -61,47 +66,49 @@ class Injector:
                 self.queue.popleft()
             self.packet = packet
             self.flit = 0
-        out = self.out
+        nflits = packet.nflits
         out_vc = self.out_vc
-        if out_vc < 0:  # head flit: claim a VC of the injection port
-            room = packet.nflits if self.whole_packets else 0  # virtual cut-through: a VC with room for it
-            out_vc = out.allocate(0, len(out.credits), cycle, room)
+        whole = self.whole_packets  # cut-through: a VC with credits for all of it, held or on their way back
+        if out_vc < 0:  # head flit: take a VC of the injection port
+            nvcs = len(out.credits)
+            room = nflits if whole else 1
+            out_vc = out.select_vc(0, nvcs, cycle, room)
             if out_vc < 0:
-                self._wait(out.wait_vc(0, len(out.credits), cycle, room))
+                out.wait(cycle)
+                self._wake(out.free_cycle(0, nvcs, cycle, room, NEVER))
                 return
+            out.claim(out_vc)
             self.out_vc = out_vc
-        if self.flit == 0 and self.batch:
-            nflits = packet.nflits
-            credits = out.credits[out_vc]
-            if credits < nflits:
-                credits = out.absorb(out_vc, cycle)
-            if credits >= nflits:
-                # Credits for every flit: they leave one per cycle whatever happens downstream, so
-                # send them all now and step again only when the tail has left.
-                packet.injected = cycle
-                out.forward_packet(packet, out_vc, cycle)
-                self.flit = nflits
-                self.tail_at = cycle + nflits - 1
-                if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
-                    self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
-                else:  # the message's sender is told when its last tail has left
-                    self.clock.wake(self, self.tail_at)
-                return
-            if self.whole_packets:  # packet fidelity: wait for room for the whole packet
-                self._wait(out.wait_credit(out_vc, cycle, nflits - credits))
-                return
-        if not out.credits[out_vc] and not out.absorb(out_vc, cycle):
-            self._wait(out.wait_credit(out_vc, cycle))
+        if self.flit == 0 and (out.absorb(out_vc, cycle) >= nflits and self.batch or whole):
+            # Credits for every flit (held; in packet fidelity at least on their way): they leave one
+            # per cycle as their credits come back whatever happens downstream, so send them all now
+            # and step again only when the tail has left.
+            packet.injected = cycle
+            leaving = departures(None, cycle, nflits, out, out_vc)
+            out.send(packet, out_vc, leaving, True, True)
+            self.flit = nflits
+            self.tail_at = leaving[-1]
+            if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
+                self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
+            else:  # the message's sender is told when its last tail has left
+                self.clock.wake(self, self.tail_at)
+            return
+        if out.busy_until > cycle:  # a slow injection link (single_router) is still busy
+            self.clock.wake(self, out.busy_until)
+            return
+        if out.absorb(out_vc, cycle) <= 0:
+            out.wait(cycle)
+            self._wake(out.credit_cycle(out_vc, cycle))
             return
         self.flit += 1
         if self.flit == 1:
             packet.injected = cycle
-        tail = self.flit == packet.nflits
-        out.forward(packet, out_vc, self.flit == 1, tail, cycle)
+        tail = self.flit == nflits
+        out.send(packet, out_vc, range(cycle, cycle + 1), self.flit == 1, tail)
         if tail:
             self._finish(packet, cycle)
         else:
-            self.clock.wake(self, cycle + 1)
+            self.clock.wake(self, cycle + out.cpf)
 
     def _finish(self, packet: Packet, cycle: int) -> None:
         """The tail of `packet` leaves at `cycle`: the NIC moves on to the next packet."""
@@ -114,13 +121,28 @@ class Injector:
         if self.queue:
             self.clock.wake(self, cycle + 1)
 
-    def _wait(self, credit_at: int) -> None:
-        if credit_at != NEVER:
-            self.clock.wake(self, credit_at)
+    def _wake(self, cycle: int) -> None:
+        if cycle != NEVER:
+            self.clock.wake(self, cycle)
+
+    def signature(self, c: int, name) -> tuple:
+        """The port's state relative to cycle `c` (fast-forward; `name(packet)` names a packet)."""
+        packet = self.packet
+        sent_whole = packet is not None and self.flit == packet.nflits
+        return (tuple(map(id, self.queue)), name(packet) if packet else None, self.flit,
+                self.tail_at - c if sent_whole else None, self.out_vc, _relative(self.next_wake, c),
+                self.out.signature(c))
+
+    def shift(self, span: int) -> None:
+        if self.next_wake != NEVER:
+            self.next_wake += span
+        if self.packet is not None and self.flit == self.packet.nflits:
+            self.tail_at += span
+        self.out.shift(span)
 
 
 class Receiver:
-    """One ejection port: tail flits arrive in cycle order (the port carries one flit per cycle);
+    """One ejection port: tail flits arrive in cycle order (the port carries one flit at a time);
     each completes a packet."""
 
     __slots__ = ("network", "clock", "arrivals", "next_wake")
@@ -142,3 +164,17 @@ class Receiver:
             self.network.packet_arrived(packet, cycle)
         if arrivals:  # a tail announced while this step was already due: its wake-up was dropped
             self.clock.wake(self, arrivals[0][0])
+
+    def signature(self, c: int, name) -> tuple:
+        return tuple((t - c, name(p)) for t, p in self.arrivals), _relative(self.next_wake, c)
+
+    def shift(self, span: int) -> None:
+        if self.next_wake != NEVER:
+            self.next_wake += span
+        arrivals = [(t + span, packet) for t, packet in self.arrivals]
+        self.arrivals.clear()
+        self.arrivals.extend(arrivals)
+
+
+def _relative(wake: int, c: int) -> int:
+    return wake if wake == NEVER else wake - c

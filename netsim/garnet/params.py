@@ -3,8 +3,10 @@
 Derived defaults (documented in `GarnetConfig`) keep an idle network at full link bandwidth:
 - flit_bytes: what the widest link carries in one cycle, so every link moves at most one flit per
   cycle and links whose bandwidth divides it run at exactly their bandwidth;
-- buffer_flits: a port's credit round trip in flits, `ceil((2 * latency + cpf - 1 + pipeline) / cpf)`,
-  so one VC can stream without waiting for credits;
+- buffer_flits: a port's credit round trip in flits, `ceil((2 * latency + cpf + pipeline) / cpf)`
+  (a credit is usable upstream the cycle after a flit leaves plus the link latency, one cycle
+  sooner at a NIC), so one VC can stream without waiting for credits; a NIC's ejection VCs cover
+  their own round trip (the NIC consumes flits as they arrive);
 - packet_bytes: twice the longest credit round trip in flits, so that two VCs (one dateline class)
   keep a link busy even though a VC is released only when its tail's credit returns (one round
   trip is the bare minimum; the second absorbs slower links further along the route).
@@ -53,7 +55,7 @@ class Params:
         if config.packet_bytes is not None:
             self.packet_bytes = config.packet_bytes
         else:
-            round_trips = [self.round_trip_flits(lat, cpf, self.pipeline(link.dst))
+            round_trips = [self.round_trip_flits(lat, cpf, self.pipeline(link.dst), 1)
                            for link, lat, cpf in zip(links, self.link_latency, self.link_cpf)]
             self.packet_bytes = 2 * max(round_trips, default=1) * self.flit_bytes
 
@@ -75,9 +77,11 @@ class Params:
         return self.config.router_latency + ns_to_cycles(extra, self.clock_ghz)
 
     @staticmethod
-    def round_trip_flits(latency: int, cpf: int, pipeline: int) -> int:
-        """Flits one VC sends before the credit of its first flit is back."""
-        return max(1, math.ceil((2 * latency + cpf - 1 + pipeline) / cpf))
+    def round_trip_flits(latency: int, cpf: int, pipeline: int, sa_stage: int) -> int:
+        """Flits one VC sends before the credit of its first flit is usable again, over a link of
+        `latency` cycles and `cpf` cycles per flit into a router of `pipeline` cycles, from a router
+        (`sa_stage` 1: it allocates the cycle before a flit leaves) or a NIC (0)."""
+        return max(1, math.ceil((2 * latency + cpf - 1 + sa_stage + pipeline) / cpf))
 
     def vcs(self, dim: int) -> int:
         override = self.config.for_dim(dim, "vcs")
@@ -92,13 +96,21 @@ class Params:
             return self.config.switch_buffer_flits
         if self.config.buffer_flits is not None:
             return self.config.buffer_flits
-        return self._derived_depth(self.round_trip_flits(latency, cpf, self.pipeline(node)))
+        return self._derived_depth(self.round_trip_flits(latency, cpf, self.pipeline(node), 1))
 
-    def nic_buffer_flits(self, node: int) -> int:
-        """Flits per VC at the injection port of NPU `node` (fed by a 1-cycle, 1-flit-per-cycle link)."""
+    def nic_buffer_flits(self, node: int, latency: int, cpf: int) -> int:
+        """Flits per VC at the injection port into router `node`, fed by a NIC over a link of
+        `latency` cycles and `cpf` cycles per flit (1 and 1 but when NPUs attach to a switch)."""
         if self.config.buffer_flits is not None:
             return self.config.buffer_flits
-        return self._derived_depth(self.round_trip_flits(1, 1, self.pipeline(node)))
+        return self._derived_depth(self.round_trip_flits(latency, cpf, self.pipeline(node), 0))
+
+    def nic_eject_flits(self, round_trip: int) -> int:
+        """Flits per VC at a NIC's ejection port whose credits are back `round_trip` cycles after
+        a flit leaves the router."""
+        if self.config.buffer_flits is not None:
+            return self.config.buffer_flits
+        return self._derived_depth(round_trip)
 
     def _derived_depth(self, round_trip: int) -> int:
         if self.whole_packets:  # room for a packet; two under tail-sent release (see the module docstring)

@@ -1,12 +1,23 @@
-"""Routes with VC classes. `Topology.route()` already gives the deterministic minimal path of
-every topology kind (dimension order on tori and hierarchical graphs, through the switch, up/down
-on fat-trees); here each hop gets the range of downstream VCs it may use.
+"""Routing units by name (`garnet.routing`): each decides a message's path and the VC class of each
+hop (its VCs' deadlock-avoidance rule), and answers a router's route computation.
 
-Rings need a dateline to be deadlock-free: a packet enters a ring in class 0 (the lower half of
-the VCs) and moves to class 1 (the upper half) on the ring's wrap-around link, between coordinates
-size-1 and 0; it starts again in class 0 in the next dimension. Every other hop (switch,
-fully-connected, fat-tree) may use any VC: up/down and one-hop-per-dimension routes have no
-cyclic channel dependency.
+`Topology.route()` gives the minimal path of every topology kind (dimension order on tori, meshes
+and hierarchical graphs, through the switch, up/down on fat-trees). On an even ring the antipode
+is as near either way: the tie is broken per message by the network's rule (`Topology.tie_breaker`:
+at random from the seed by default; for synthetic traffic a message is one packet, as BookSim
+breaks it per packet), so a message's packets stay in order on one path, as ECMP does per flow.
+
+Rings need a dateline to be deadlock-free: the VCs of a ring port split into class 0 (the lower
+half) and class 1 (the upper half), and a packet moves from class 0 to class 1 as it crosses the
+ring's wrap-around link (between coordinates size-1 and 0):
+- `dor`: in class 0 until it takes the wrap link, class 1 from that link on (the classic rule);
+- `dor-booksim`: BookSim's `dim_order_torus` rule: the class is chosen on entering the dimension,
+  1 if the path in it crosses the wrap link, and kept for the whole dimension.
+Every other hop (mesh, switch, fully-connected, fat-tree, and the NIC's ejection) may take any VC:
+dimension-ordered lines, up/down routes and one-hop dimensions have no cyclic channel dependency.
+
+Route computation (`output`) reads the table the unit built for the message, so a router need not
+know the rule; an adaptive unit would choose per hop from the router's output units instead.
 """
 
 from __future__ import annotations
@@ -17,59 +28,97 @@ from netsim.topology import Topology
 ANY, LOW, HIGH = -1, 0, 1  # VC classes
 
 
-def dateline_rings(topology: Topology) -> set[int]:
-    """Dimensions whose links form rings with a wrap-around (size > 2)."""
-    return {d for d, dim in enumerate(topology.dims) if dim.kind == "ring" and dim.size > 2}
-
-
-def check_vcs(topology: Topology, vcs_of_dim, dateline: bool) -> None:
-    """A ring dimension with a dateline needs >= 2 VCs per port; say so clearly."""
-    if not dateline:
-        return
-    for d in sorted(dateline_rings(topology)):
-        if vcs_of_dim(d) < 2:
-            raise ConfigError(f"garnet.vcs = {vcs_of_dim(d)}: dimension {d} is a ring of "
-                              f"{topology.dims[d].size}, which needs >= 2 VCs per port for "
-                              "deadlock-free dateline routing (set garnet.vcs = 2 or more)")
-
-
-def ring_links(topology: Topology, dateline: bool) -> list[tuple[int, bool]]:
-    """Per link id: (the dateline ring dimension the link runs along, or -1; whether it is the
-    ring's wrap-around link, between coordinates size-1 and 0). Computed once per network, so
-    that building a route needs no coordinate arithmetic."""
-    rings = dateline_rings(topology) if dateline else set()
-    info = []
-    for link in topology.links:
-        u, v, dim = link.src, link.dst, link.dim
-        if dim not in rings or topology.is_switch(u) or topology.is_switch(v):
-            info.append((-1, False))
-            continue
-        size = topology.dims[dim].size
-        info.append((dim, {topology.coords(u)[dim], topology.coords(v)[dim]} == {0, size - 1}))
-    return info
-
-
-def hop_classes(rings: list[tuple[int, bool]], link_ids) -> list[int]:
-    """The VC class (ANY, LOW or HIGH) of each hop of a route given by its link ids; `rings` is
-    `ring_links()`."""
-    classes = []
-    current_dim, crossed = -1, False
-    for link_id in link_ids:
-        dim, wrap = rings[link_id]
-        if dim < 0:
-            classes.append(ANY)
-            continue
-        if dim != current_dim:
-            current_dim, crossed = dim, False
-        if wrap:
-            crossed = True
-        classes.append(HIGH if crossed else LOW)
-    return classes
-
-
 def vc_range(vc_class: int, vcs: int) -> tuple[int, int]:
-    """The downstream VCs [lo, hi) a hop of `vc_class` may claim at a port with `vcs` VCs."""
+    """The downstream VCs [lo, hi) a hop of `vc_class` may take at a port with `vcs` VCs."""
     if vc_class == ANY:
         return 0, vcs
     half = vcs // 2
     return (0, half) if vc_class == LOW else (half, vcs)
+
+
+class DimensionOrder:
+    """`dor`: dimension-order routes, dateline classes switching at the wrap-around link."""
+
+    name = "dor"
+
+    def __init__(self, topology: Topology, seed: int, dateline: bool = True):
+        self.topology = topology
+        self.ties = topology.tie_breaker(seed).ties  # the tie bits of a new message's route
+        self.rings = self._ring_links(topology, dateline)
+
+    @staticmethod
+    def dateline_rings(topology: Topology) -> set[int]:
+        """Dimensions whose links form rings with a wrap-around (size > 2)."""
+        return {d for d, dim in enumerate(topology.dims) if dim.kind == "ring" and dim.size > 2}
+
+    def check_vcs(self, vcs_of_dim, dateline: bool) -> None:
+        """A ring dimension with a dateline needs >= 2 VCs per port; say so clearly."""
+        if not dateline:
+            return
+        for d in sorted(self.dateline_rings(self.topology)):
+            if vcs_of_dim(d) < 2:
+                raise ConfigError(f"garnet.vcs = {vcs_of_dim(d)}: dimension {d} is a ring of "
+                                  f"{self.topology.dims[d].size}, which needs >= 2 VCs per port for "
+                                  "deadlock-free dateline routing (set garnet.vcs = 2 or more)")
+
+    def _ring_links(self, topology: Topology, dateline: bool) -> list[tuple[int, bool]]:
+        """Per link id: (the dateline ring dimension the link runs along, or -1; whether it is the
+        ring's wrap-around link). Computed once, so that building a route needs no coordinates."""
+        rings = self.dateline_rings(topology) if dateline else set()
+        info = []
+        for link in topology.links:
+            u, v, dim = link.src, link.dst, link.dim
+            if dim not in rings or topology.is_switch(u) or topology.is_switch(v):
+                info.append((-1, False))
+                continue
+            size = topology.dims[dim].size
+            info.append((dim, {topology.coords(u)[dim], topology.coords(v)[dim]} == {0, size - 1}))
+        return info
+
+    def hop_classes(self, link_ids) -> list[int]:
+        """The VC class (ANY, LOW or HIGH) of each hop of a route given by its link ids."""
+        classes = []
+        current_dim, crossed = -1, False
+        for link_id in link_ids:
+            dim, wrap = self.rings[link_id]
+            if dim < 0:
+                classes.append(ANY)
+                continue
+            if dim != current_dim:
+                current_dim, crossed = dim, False
+            if wrap:
+                crossed = True
+            classes.append(HIGH if crossed else LOW)
+        return classes
+
+    @staticmethod
+    def output(router, packet) -> tuple:
+        """Route computation at `router`: (output unit, lowest VC, VC bound) for `packet`."""
+        return packet.route[router.node]
+
+
+class BookSimDateline(DimensionOrder):
+    """`dor-booksim`: dimension-order routes, a ring's class chosen on entering it (BookSim)."""
+
+    name = "dor-booksim"
+
+    def hop_classes(self, link_ids) -> list[int]:
+        rings = self.rings
+        classes = []
+        i, n = 0, len(link_ids)
+        while i < n:
+            dim = rings[link_ids[i]][0]
+            if dim < 0:
+                classes.append(ANY)
+                i += 1
+                continue
+            j = i
+            while j < n and rings[link_ids[j]][0] == dim:
+                j += 1
+            crosses = any(rings[link_ids[k]][1] for k in range(i, j))
+            classes.extend([HIGH if crosses else LOW] * (j - i))
+            i = j
+        return classes
+
+
+ROUTING: dict[str, type[DimensionOrder]] = {unit.name: unit for unit in (DimensionOrder, BookSimDateline)}

@@ -8,7 +8,7 @@ from netsim.topology.base import Dimension, Link, Topology
 from netsim.topology.fattree import FatTreeSpec, build_fat_tree
 from netsim.topology.hierarchical import HierarchicalSpec, LevelSpec, build_hierarchical
 from netsim.topology.switch import SwitchSpec, build_switch
-from netsim.topology.torus import TorusSpec, build_torus
+from netsim.topology.torus import TorusSpec, build_mesh, build_torus
 
 
 class TopologyKind(NamedTuple):
@@ -18,6 +18,7 @@ class TopologyKind(NamedTuple):
 
 TOPOLOGY_KINDS: dict[str, TopologyKind] = {
     "torus": TopologyKind(TorusSpec, build_torus),
+    "mesh": TopologyKind(TorusSpec, build_mesh),
     "switch": TopologyKind(SwitchSpec, build_switch),
     "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical),
     "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree),

@@ -4,12 +4,20 @@ A topology is a networkx DiGraph. Nodes 0..npus-1 are NPUs (in a direct network 
 also its own router); nodes npus.. are switches. Every directed edge is a link with
 `bandwidth` (GB/s = bytes/ns), `latency` (ns), `dim` (the logical dimension it serves, or -1)
 and an integer `id`. The dimension structure (which NPUs are peers along each dimension) is
-what the system layer builds its collectives on; `route()` gives the deterministic minimal path
-a message takes, which the analytical backend costs and the packet backend follows.
+what the system layer builds its collectives on; `route()` gives the minimal path a message
+takes, which the analytical backend costs and the packet backend follows.
+
+On an even ring the antipode is as near one way round as the other. Such a tie is broken per
+message: `tie_dims()` says in which dimensions a route has one, `route(..., ties)` takes the
+negative way in the dimensions whose bit is set, and every backend draws the bits from a
+`RouteTies` of the network's rule (`route_ties`): at random from its seed, so + and - links carry
+equal shares of, say, uniform or all-to-all traffic, or always the positive way (ASTRA-sim's rule,
+set for its network files).
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from functools import reduce
 from typing import Callable, Sequence
@@ -45,7 +53,8 @@ class Topology:
 
     def __init__(self, name: str, kind: str, graph: nx.DiGraph, npus: int, dims: Sequence[Dimension],
                  router: Callable[["Topology", int, int], list[int]], bisection_bandwidth: float, diameter: int,
-                 switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = ()):
+                 switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = (),
+                 direct_terminals: bool = False):
         self.name = name
         self.kind = kind
         self.graph = graph
@@ -57,6 +66,13 @@ class Topology:
         self.diameter_hops = diameter  # closed form from the builder; routing all pairs is O(N^2)
         self.switch_latency = dict(switch_latency or {})
         self.nic_latency = tuple(nic_latency) or tuple(0.0 for _ in self.dims)
+        # NPUs attach to their first switch directly, without a router of their own (a single
+        # k-port router with its terminals, as BookSim's); else every NPU is also a router.
+        self.direct_terminals = direct_terminals
+        self.route_ties = "random"  # the rule a RouteTies of this topology follows (`tie_rule`)
+        # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
+        self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
+                           if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
         expected = reduce(lambda a, b: a * b, (d.size for d in self.dims), 1)
         if expected != npus:
             raise ValueError(f"dimension sizes multiply to {expected}, not {npus} NPUs")
@@ -66,7 +82,7 @@ class Topology:
             data["id"] = index
             self.links.append(Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1),
                                    self._link_kind(u, v)))
-        self._routes: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._routes: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     # ---------------------------------------------------------------- structure
     @property
@@ -100,14 +116,32 @@ class Topology:
         return group
 
     # ---------------------------------------------------------------- routing
-    def route(self, src: int, dst: int) -> tuple[int, ...]:
-        """The node path a message from `src` to `dst` takes (deterministic, minimal)."""
-        key = (src, dst)
+    def route(self, src: int, dst: int, ties: int = 0) -> tuple[int, ...]:
+        """The node path from `src` to `dst` (minimal); an antipode tie in ring dimension d goes
+        the negative way if bit d of `ties` is set, else the positive way (see `tie_dims`)."""
+        key = (src, dst, ties)
         path = self._routes.get(key)
         if path is None:
-            path = tuple(self._router(self, src, dst))
+            path = tuple(self._router(self, src, dst, ties))
             self._routes[key] = path
         return path
+
+    def tie_rule(self, rule: str) -> None:
+        """Break antipode ties at random per message ("random") or always the positive way ("positive")."""
+        self.route_ties = rule
+
+    def tie_breaker(self, seed: int) -> "RouteTies":
+        """A backend's source of tie bits for its messages' routes (see the module docstring)."""
+        return RouteTies(self, seed)
+
+    def tie_dims(self, src: int, dst: int) -> int:
+        """Bit mask of the ring dimensions in which `dst` is `src`'s antipode: both ways round are
+        minimal there, and `route()` takes the one its `ties` bit names."""
+        mask = 0
+        for d, stride, size in self._tie_rings:
+            if (dst // stride - src // stride) % size == size // 2:
+                mask |= 1 << d
+        return mask
 
     def hops(self, src: int, dst: int) -> int:
         return len(self.route(src, dst)) - 1
@@ -128,6 +162,12 @@ class Topology:
             "bisection_bandwidth_GBps": self.bisection_bandwidth,
             "dims": [f"{d.kind} {d.size} ({d.bandwidth:g} GB/s, {d.latency:g} ns)" for d in self.dims],
         }
+
+
+def line_steps(src: int, dst: int) -> list[int]:
+    """Coordinates visited along a line (a mesh dimension: no wrap-around link)."""
+    step = 1 if dst > src else -1
+    return list(range(src + step, dst + step, step))
 
 
 def coords_of(npu: int, sizes: Sequence[int]) -> tuple[int, ...]:
@@ -154,10 +194,37 @@ def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: 
     graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim)
 
 
-def ring_steps(src: int, dst: int, size: int) -> list[int]:
-    """Coordinates visited going the shorter way round a ring (ties go the positive way)."""
+class RouteTies:
+    """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule."""
+
+    __slots__ = ("topology", "dims", "rng")
+
+    def __init__(self, topology: Topology, seed: int):
+        self.topology = topology
+        self.dims = len(topology.dims)
+        self.rng = random.Random(seed) if topology.route_ties == "random" else None
+
+    def ties(self, src: int, dst: int) -> int:
+        if self.rng is None:
+            return 0
+        tied = self.topology.tie_dims(src, dst)
+        return tied & self.rng.getrandbits(self.dims) if tied else 0
+
+
+def _stride(sizes: Sequence[int], dim: int) -> int:
+    """How much an NPU id changes per step along `dim` (dimension 0 fastest)."""
+    stride = 1
+    for size in sizes[:dim]:
+        stride *= size
+    return stride
+
+
+def ring_steps(src: int, dst: int, size: int, negative_on_tie: bool = False) -> list[int]:
+    """Coordinates visited going the shorter way round a ring; halfway round, the positive way
+    unless `negative_on_tie`."""
     forward = (dst - src) % size
-    step = 1 if forward <= size - forward else -1
+    backward = size - forward
+    step = 1 if forward < backward or (forward == backward and not negative_on_tie) else -1
     coords = []
     c = src
     while c != dst:

@@ -25,8 +25,9 @@ class FatTreeSpec:
                                       help="leaf-spine link bandwidth (default: same as bandwidth)")
 
 
-def up_down_route(topo: Topology, src: int, dst: int, spec: FatTreeSpec) -> list[int]:
-    """Up to the nearest common ancestor and down; the spine is chosen by destination (d-mod-k)."""
+def up_down_route(topo: Topology, src: int, dst: int, ties: int, spec: FatTreeSpec) -> list[int]:
+    """Up to the nearest common ancestor and down; the spine is chosen by destination (d-mod-k),
+    so no route has a tie (`ties` is unused)."""
     if src == dst:
         return [src]
     leaf_src = topo.npus + src // spec.npus_per_leaf

@@ -1,10 +1,12 @@
-"""Multi-dimensional topologies built level by level: each dimension is a ring, fully-connected
-group or switch, with its own size, bandwidth and latency (ASTRA-sim's hierarchical topology).
+"""Multi-dimensional topologies built level by level: each dimension is a ring, a mesh line,
+fully-connected group or switch, with its own size, bandwidth and latency (ASTRA-sim's
+hierarchical topology).
 
-NPU ids put dimension 0 fastest. A torus is the special case where every level is a ring.
-Routing is dimension-ordered: dimension 0 is corrected first, then 1, and so on; within a ring
-the shorter way round, within a fully-connected group directly, within a switch group through
-that group's switch.
+NPU ids put dimension 0 fastest. A torus is the special case where every level is a ring, a mesh
+where every level is a line. Routing is dimension-ordered: dimension 0 is corrected first, then 1,
+and so on (XY on a 2-D mesh); within a ring the shorter way round (the caller breaks antipode ties:
+`Topology.route`), along a line straight, within a fully-connected group directly, within a switch
+group through that group's switch.
 """
 
 from __future__ import annotations
@@ -15,17 +17,17 @@ from functools import partial
 import networkx as nx
 
 from netsim.config import choice, non_negative_int, positive_int, setting
-from netsim.topology.base import Dimension, Topology, add_link_pair, coords_of, npu_of, ring_steps
+from netsim.topology.base import Dimension, Topology, add_link_pair, coords_of, line_steps, npu_of, ring_steps
 from netsim.units import parse_bandwidth, parse_time
 
-LEVEL_KINDS = ("ring", "fully-connected", "switch")
+LEVEL_KINDS = ("ring", "mesh", "fully-connected", "switch")
 
 
 @dataclass(frozen=True)
 class LevelSpec:
     """One `[[topology.dims]]` entry of a hierarchical topology."""
 
-    type: str = setting(parse=choice(*LEVEL_KINDS), help="ring, fully-connected or switch")
+    type: str = setting(parse=choice(*LEVEL_KINDS), help="ring, mesh (a line: no wrap-around link), fully-connected or switch")
     size: int = setting(parse=positive_int, help="NPUs along this dimension")
     bandwidth: float = setting(parse=parse_bandwidth, help="link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="link latency, e.g. '500ns'")
@@ -34,8 +36,9 @@ class LevelSpec:
     links: int = setting(1, parse=non_negative_int, help="parallel links per NPU pair (ASTRA-sim's links-count; informational)")
 
 
-def level_order_route(topo: Topology, src: int, dst: int, group_switch: dict) -> list[int]:
-    """Dimension-ordered minimal path from `src` to `dst` (see module docstring).
+def level_order_route(topo: Topology, src: int, dst: int, ties: int, group_switch: dict) -> list[int]:
+    """Dimension-ordered minimal path from `src` to `dst` (see module docstring); bit d of `ties`
+    sends an antipode tie in ring dimension d the negative way.
 
     Works on NPU ids directly (this runs for every NPU pair a run uses): with dimension 0 fastest,
     coordinate d of an id is `id // stride % size`, and moving along d changes the id by a multiple
@@ -50,7 +53,9 @@ def level_order_route(topo: Topology, src: int, dst: int, group_switch: dict) ->
         if c != target:
             base = here - c * stride
             if dim.kind == "ring":
-                path.extend(base + step * stride for step in ring_steps(c, target, size))
+                path.extend(base + step * stride for step in ring_steps(c, target, size, bool(ties >> d & 1)))
+            elif dim.kind == "mesh":
+                path.extend(base + step * stride for step in line_steps(c, target))
             else:
                 if dim.kind == "switch":
                     path.append(group_switch[d, base])
@@ -65,6 +70,8 @@ def level_bisection(dim: Dimension, groups: int) -> float:
     half = dim.size // 2
     if dim.kind == "ring":
         return (1 if dim.size <= 2 else 2) * groups * dim.bandwidth
+    if dim.kind == "mesh":
+        return groups * dim.bandwidth
     if dim.kind == "fully-connected":
         return half * (dim.size - half) * groups * dim.bandwidth
     return half * groups * dim.bandwidth  # switch: the uplinks of half the group
@@ -74,11 +81,12 @@ def level_diameter(dim: Dimension) -> int:
     """Most hops a dimension-ordered route spends in one dimension."""
     if dim.size == 1:
         return 0
-    return {"ring": dim.size // 2, "fully-connected": 1, "switch": 2}[dim.kind]
+    return {"ring": dim.size // 2, "mesh": dim.size - 1, "fully-connected": 1, "switch": 2}[dim.kind]
 
 
-def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
-    """Build the graph of a hierarchical topology (torus when every level is a ring)."""
+def build_levels(name: str, kind: str, levels: list[LevelSpec], direct_terminals: bool = False) -> Topology:
+    """Build the graph of a hierarchical topology (torus when every level is a ring, mesh when every
+    level is a line); `direct_terminals`: see `Topology`."""
     dims = [Dimension(level.type, level.size, level.bandwidth, level.latency) for level in levels]
     sizes = tuple(d.size for d in dims)
     npus = 1
@@ -100,9 +108,9 @@ def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
                 here = list(coords)
                 here[d] = c
                 members.append(npu_of(here, sizes))
-            if dim.kind == "ring":
+            if dim.kind in ("ring", "mesh"):
                 pairs = [(members[i], members[(i + 1) % dim.size]) for i in range(dim.size)]
-                for u, v in pairs[: 1 if dim.size == 2 else None]:
+                for u, v in pairs[: 1 if dim.size == 2 else dim.size - 1 if dim.kind == "mesh" else None]:
                     add_link_pair(graph, u, v, dim.bandwidth, dim.latency, d)
             elif dim.kind == "fully-connected":
                 for i, u in enumerate(members):
@@ -120,7 +128,7 @@ def build_levels(name: str, kind: str, levels: list[LevelSpec]) -> Topology:
     router = partial(level_order_route, group_switch=group_switch)
     diameter = sum(level_diameter(dim) for dim in dims)  # routes correct each dimension independently
     return Topology(name, kind, graph, npus, dims, router, bisection, diameter, switch_latency,
-                    nic_latency=[level.nic_latency for level in levels])
+                    nic_latency=[level.nic_latency for level in levels], direct_terminals=direct_terminals)
 
 
 @dataclass(frozen=True)

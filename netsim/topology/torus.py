@@ -1,4 +1,5 @@
-"""n-dimensional torus (a ring is 1-D): each NPU is a router with +/- links in every dimension."""
+"""n-dimensional torus (a ring is 1-D) and mesh: each NPU is a router with +/- links in every
+dimension; a mesh has no wrap-around links."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from netsim.units import parse_bandwidth, parse_time
 
 @dataclass(frozen=True)
 class TorusSpec:
-    """`kind = "torus"`: `dims = [4, 4]`; bandwidth and latency per link, or one per dimension."""
+    """`kind = "torus"` or `"mesh"`: `dims = [4, 4]`; bandwidth and latency per link, or one per dimension."""
 
     dims: tuple = setting(parse=list_of(positive_int), help="sizes of the dimensions, e.g. [4, 4]")
     bandwidth: object = setting(parse=scalar_or_list_of(parse_bandwidth),
@@ -30,9 +31,17 @@ def per_dim(value, count: int, what: str) -> list:
     return [value] * count
 
 
-def build_torus(spec: TorusSpec, name: str) -> Topology:
+def _grid(spec: TorusSpec, name: str, kind: str, level_kind: str) -> Topology:
     count = len(spec.dims)
-    levels = [LevelSpec("ring", size, bw, lat)
+    levels = [LevelSpec(level_kind, size, bw, lat)
               for size, bw, lat in zip(spec.dims, per_dim(spec.bandwidth, count, "bandwidth"),
                                        per_dim(spec.latency, count, "latency"))]
-    return build_levels(name, "torus", levels)
+    return build_levels(name, kind, levels)
+
+
+def build_torus(spec: TorusSpec, name: str) -> Topology:
+    return _grid(spec, name, "torus", "ring")
+
+
+def build_mesh(spec: TorusSpec, name: str) -> Topology:
+    return _grid(spec, name, "mesh", "mesh")

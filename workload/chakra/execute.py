@@ -150,7 +150,7 @@ class NpuExecution:
             return self.env.timeout(self.compute.duration_ns(node))
         if node.kind == "COMM_COLL":
             return self.system.collective(node.collective, node.nbytes, node.dims, group=node.group,
-                                          priority=node.priority)
+                                          shape=node.shape, algorithm_dims=node.algorithm_dims, priority=node.priority)
         if node.kind == "COMM_SEND":
             return self.messages.send(self.npu, node.peer, node.nbytes, node.tag)
         if node.kind == "COMM_RECV":

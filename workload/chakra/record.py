@@ -37,6 +37,8 @@ class Op:
     nbytes: int = 0
     dims: tuple | None = None  # COMM_COLL over these dimensions, or
     group: tuple | None = None  # over these NPUs
+    shape: tuple | None = None  # the group's axes and the dimension whose algorithm each runs (see
+    algorithm_dims: tuple | None = None  # System.collective)
     priority: float | None = None
     peer: int | None = None  # COMM_SEND: destination; COMM_RECV: source
     tag: Hashable = None
@@ -162,13 +164,17 @@ class _System(_StandIn):
         self.topology = topology
         self.endpoint = _Endpoint(recorder, npu)
 
-    def collective(self, kind: str, nbytes: int, dims=None, *, group=None, priority=None) -> _Token:
+    def collective(self, kind: str, nbytes: int, dims=None, *, group=None, shape=None, algorithm_dims=None,
+                   priority=None) -> _Token:
         if group is not None:
             dims = None
         else:
             dims = tuple(range(len(self.topology.dim_sizes))) if dims is None else tuple(sorted(set(dims)))
         return self.recorder.add("COMM_COLL", f"{self.recorder.context}.{kind}", collective=kind, nbytes=nbytes,
-                                 dims=dims, group=None if group is None else tuple(group), priority=priority)
+                                 dims=dims, group=None if group is None else tuple(group),
+                                 shape=None if shape is None else tuple(shape),
+                                 algorithm_dims=None if algorithm_dims is None else tuple(algorithm_dims),
+                                 priority=priority)
 
 
 class _RecordingRun(NpuRun):

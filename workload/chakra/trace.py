@@ -57,6 +57,8 @@ class TraceNode:
     nbytes: int = 0  # COMM_*: bytes
     dims: tuple | None = None  # COMM_COLL: network dimensions (None when `group` is set)
     group: tuple | None = None  # COMM_COLL: explicit NPUs of its communicator group
+    shape: tuple | None = None  # COMM_COLL over a group: its axes (netsim's `group_shape`) and the
+    algorithm_dims: tuple | None = None  # dimension whose algorithm each runs (System.collective)
     priority: int | None = None  # COMM_COLL
     peer: int | None = None  # COMM_SEND: destination; COMM_RECV: source
     tag: int | None = None  # COMM_SEND / COMM_RECV
@@ -203,6 +205,15 @@ class _Attributes:
             raise ConfigError(f"{self.where}: attribute '{name}': expected string_val, got {kind or 'no value'}")
         return value
 
+    def integers(self, name: str) -> tuple | None:
+        if name not in self.values:
+            return None
+        kind, value = self._value(name)
+        if kind is None or not kind.endswith("_list") or kind.removesuffix("_list") + "_val" not in INTEGER_VALUES:
+            raise ConfigError(f"{self.where}: attribute '{name}': expected a list of integers (int32_list, ...), "
+                              f"got {kind or 'no value'}")
+        return tuple(int(v) for v in value.values)
+
     def bools(self, name: str) -> list[bool] | None:
         if name not in self.values:
             return None
@@ -252,11 +263,15 @@ def _collective(base: dict, attrs: _Attributes, where: str, npu: int, topology: 
                           f"{len(COLLECTIVE_COMM_TYPES) - 1}: {', '.join(COLLECTIVE_COMM_TYPES)})")
     kind = COLLECTIVE_KINDS[COLLECTIVE_COMM_TYPES[number]]
     nbytes = 0 if kind == "barrier" and not attrs.has("comm_size") else _non_negative(attrs, "comm_size", where)
-    dims, group = tuple(range(len(topology.dim_sizes))), None
+    dims, group, shape, algorithm_dims = tuple(range(len(topology.dim_sizes))), None, None, None
     pg_name = attrs.string("pg_name")
     if pg_name not in ("", "0"):  # ASTRA-sim: empty or '0' is the default group, every NPU
         group = _group(pg_name, groups, where, npu, topology.npus)
-        if len(group) == topology.npus:
+        shape, algorithm_dims = attrs.integers("group_shape"), attrs.integers("algorithm_dims")
+        if (shape is None) != (algorithm_dims is None) or shape is not None and len(shape) != len(algorithm_dims):
+            raise ConfigError(f"{where}: attributes 'group_shape' and 'algorithm_dims' come together, one entry "
+                              f"each per axis of the group")
+        if len(group) == topology.npus and shape is None:
             group = None
         else:
             dims = None
@@ -267,8 +282,8 @@ def _collective(base: dict, attrs: _Attributes, where: str, npu: int, topology: 
                 raise ConfigError(f"{where}: attribute 'involved_dim' has {len(involved)} entries; the network has "
                                   f"{len(topology.dim_sizes)} dimensions {list(topology.dim_sizes)}")
             dims = tuple(d for d in range(len(topology.dim_sizes)) if involved[d])
-    return TraceNode(**base, collective=kind, nbytes=nbytes, dims=dims, group=group,
-                     priority=attrs.integer("comm_priority"))
+    return TraceNode(**base, collective=kind, nbytes=nbytes, dims=dims, group=group, shape=shape,
+                     algorithm_dims=algorithm_dims, priority=attrs.integer("comm_priority"))
 
 
 def _group(pg_name: str, groups: dict, where: str, npu: int, npus: int) -> tuple:

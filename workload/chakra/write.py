@@ -20,7 +20,7 @@ from pathlib import Path
 from netsim.errors import ConfigError
 from netsim.topology import Topology
 from workload.chakra.record import Op, record
-from workload.chakra.schema import COLLECTIVE_COMM_TYPES, AttributeProto, BoolList, GlobalMetadata, Node
+from workload.chakra.schema import COLLECTIVE_COMM_TYPES, AttributeProto, BoolList, GlobalMetadata, Int32List, Node
 from workload.chakra.stream import write_trace_file
 from workload.chakra.trace import COLLECTIVE_KINDS
 from workload.model import Workload
@@ -66,6 +66,9 @@ def node_message(op: Op, npu: int, dims_count: int, tags: _Numbering, groups: _N
         attrs.append(_attr("comm_size", int64_val=op.nbytes))
         if op.group is not None:
             attrs.append(_attr("pg_name", string_val=str(groups(op.group))))
+            if op.shape is not None:  # netsim's own: the group's axes, each phased with a dimension's algorithm
+                attrs.append(_attr("group_shape", int32_list=Int32List(values=op.shape)))
+                attrs.append(_attr("algorithm_dims", int32_list=Int32List(values=op.algorithm_dims)))
         else:
             attrs.append(_attr("involved_dim", bool_list=BoolList(values=[d in op.dims for d in range(dims_count)])))
         if op.priority is not None:

@@ -1,0 +1,114 @@
+"""Switch traversal: flits granted by a switch allocator cross the crossbar from their input VC onto
+an output unit's link (Garnet's CrossbarSwitch with the link traversal that follows it).
+
+A grant may move several consecutive flits of one packet at once, each at its own departure cycle
+(an allocator grants that only when flit-by-flit allocation could not have decided otherwise), or
+a whole packet in packet fidelity.
+
+In packet fidelity a packet is granted whole, but flit by flit a crossbar input and a link are
+shared round robin by the packets that contend for them. So each crossbar input and link keeps the
+cycles its packets in flight have taken (`Slots`): a packet takes the free ones, and one granted
+while k-1 others bid for its input or output (to be granted in the next cycles) takes every k-th,
+leaving them the rest, as flit-level round robin would.
+"""
+
+from __future__ import annotations
+
+PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
+
+
+class Slots:
+    """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
+    fidelity), each for `width` cycles (a link's cycles per flit)."""
+
+    __slots__ = ("taken", "width")
+
+    def __init__(self, width: int):
+        self.taken: set[int] = set()
+        self.width = width
+
+    def free(self, cycle: int) -> bool:
+        """May a flit start at `cycle`?"""
+        taken = self.taken
+        if self.width == 1:
+            return cycle not in taken
+        return not any(cycle + d in taken for d in range(1 - self.width, self.width))
+
+    def next_free(self, cycle: int) -> int:
+        """The first cycle at or after `cycle` a flit may start."""
+        while not self.free(cycle):
+            cycle += 1
+        return cycle
+
+    def take(self, cycles) -> None:
+        """A packet's flits take `cycles` (increasing; the first is now: earlier ones are past)."""
+        taken = self.taken
+        if len(taken) > PRUNE_AT:
+            now = cycles[0]
+            taken.difference_update([t for t in taken if t < now])
+        taken.update(cycles)
+
+    def signature(self, c: int) -> tuple:
+        return tuple(sorted(t - c for t in self.taken if t >= c))
+
+    def shift(self, span: int) -> None:
+        self.taken = {t + span for t in self.taken}
+
+
+def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> list[int]:
+    """Departures of a whole packet granted at `first` (packet fidelity) while `share` packets bid
+    for its crossbar input or output: a flit at most every `share` slots of the link, each in a
+    cycle free on both, once ready (`ready`: the ready cycles) and its credit is back (all on
+    their way)."""
+    step = share * out.cpf
+    held = out.credits[out_vc]
+    pending = out.pending[out_vc]
+    link, crossbar = out.slots, port.slots
+    cycles = []
+    at = first
+    for k in range(count):
+        if ready[k] > at:
+            at = ready[k]
+        if k >= held and pending[k - held] > at:
+            at = pending[k - held]
+        while not (link.free(at) and crossbar.free(at)):
+            at += 1
+        cycles.append(at)
+        at += step
+    return cycles
+
+
+def departures(ready, first: int, count: int, out, out_vc: int):
+    """Cycles at which `count` flits leave through `out` into downstream VC `out_vc` if the first
+    leaves at `first`: one every `cpf` cycles (the link's cycles per flit), later only where a flit
+    is not ready yet (`ready`: their ready cycles, or None if all are) or its credit is not back
+    yet (the credits are all on their way)."""
+    spacing = out.cpf
+    last = first + (count - 1) * spacing
+    held = out.credits[out_vc]
+    pending = out.pending[out_vc]
+    if (ready is None or ready[count - 1] <= last) and (held >= count or pending[count - held - 1] <= last):
+        return range(first, last + 1, spacing)  # back to back (the usual case; cycles increase)
+    cycles = []
+    depart = first
+    for k in range(count):
+        at = ready[k] if ready is not None else first
+        if k >= held and pending[k - held] > at:
+            at = pending[k - held]
+        if at > depart:
+            depart = at
+        cycles.append(depart)
+        depart += spacing
+    return cycles
+
+
+def traverse(router, vc, out, leaving) -> bool:
+    """The next flits of `vc`'s front packet leave through `out` at the cycles `leaving`; returns
+    True if the packet's tail was among them."""
+    packet = vc.packets[0]
+    head = vc.sent == 0
+    tail = vc.sent + len(leaving) == packet.nflits
+    out.send(packet, vc.out_vc, leaving, head, tail)
+    vc.port.send_flits(vc, leaving)
+    router.moved(leaving[-1])
+    return tail

@@ -1,0 +1,170 @@
+"""Input unit of a router (Garnet's InputUnit, BookSim's Buffer): the virtual-channel buffers of one
+input port, the flits and packets they hold, and the credits they return upstream.
+
+Flits are not objects. A VC keeps, per flit, the cycle it may leave this router at the earliest
+(its `ready` cycle, which the sending output unit computed from its link and this router's
+pipeline) and the packets those flits belong to. Flits still on the wire are already in `ready`
+(with a future cycle): the sender writes them when it sends, so a router can see what is coming.
+The flit at the front of a VC is its packet's head when the VC has sent none of the packet yet.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from netsim.garnet.clock import NEVER
+
+
+class VirtualChannel:
+    """One VC buffer. Its front packet's route (`out`, VC range `lo`..`hi`) is filled in when the
+    head reaches the front and is routed; `out_vc` when a downstream VC is allocated to it."""
+
+    __slots__ = ("port", "index", "rank", "ready", "packets", "sent", "out", "lo", "hi", "out_vc",
+                 "head_from", "tail_left", "peak", "residency")
+
+    def __init__(self, port: "InputUnit", index: int):
+        self.port = port
+        self.index = index
+        self.rank = index  # position among all VCs of its router (allocators' round-robin order)
+        self.ready: deque[int] = deque()  # per flit (front first): earliest cycle it may leave
+        self.packets: deque = deque()  # packets with flits here or on the way (more than one only
+        # under tail-sent release, where a VC is a FIFO)
+        self.sent = 0  # flits of the front packet already sent on
+        self.out = None  # OutputUnit of the front packet (None: not routed yet)
+        self.lo = self.hi = 0  # downstream VCs [lo, hi) its class may take
+        self.out_vc = -1  # downstream VC allocated to the front packet
+        self.head_from = 0  # the allocator's own gate for the front head (a pipeline stage's cycle)
+        self.tail_left = -NEVER  # cycle the last packet's tail left this VC
+        self.peak = 0  # most flits held or on the wire towards it (credits in use)
+        self.residency = 0  # flit-cycles spent in this buffer (mean occupancy = residency / cycles)
+
+
+
+    def signature(self, c: int, name) -> tuple | None:
+        """The VC's state relative to cycle `c` (fast-forward; `name(packet)` names a packet); None
+        when it is empty and idle. Cycles in the past only mean "already": clamped."""
+        if not self.packets:
+            return None
+        return (tuple([t - c for t in self.ready]), tuple(map(name, self.packets)), self.sent, id(self.out),
+                self.lo, self.hi, self.out_vc, max(self.head_from - c, 0), max(self.tail_left - c, -1))
+
+    def shift(self, span: int) -> None:
+        """Move every stored cycle `span` later (fast-forward)."""
+        if self.ready:
+            shifted = [t + span for t in self.ready]
+            self.ready.clear()
+            self.ready.extend(shifted)
+        self.head_from += span
+        self.tail_left += span
+
+    def route_to(self, out, lo: int, hi: int) -> None:
+        """Route computation done for the front packet: output unit `out`, downstream VCs [lo, hi)."""
+        self.out = out
+        self.lo = lo
+        self.hi = hi
+
+    def grant(self, out_vc: int) -> None:
+        """Downstream VC `out_vc` is allocated to the front packet."""
+        self.out_vc = out_vc
+
+    def gate(self, cycle: int) -> None:
+        """The allocator's next stage for the front head may not run before `cycle`."""
+        self.head_from = cycle
+
+
+class InputUnit:
+    """An input port: `vcs` buffers of `depth` flits, fed by `upstream` (an OutputUnit of a router
+    or NIC), to which it returns one credit per flit that leaves."""
+
+    __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_delay", "busy_until", "link_id",
+                 "index", "occupied", "head_delay", "body_delay", "stage", "slots")
+
+    def __init__(self, router, name: str, vcs: int, depth: int, link_id: int):
+        self.router = router
+        self.name = name
+        self.vcs = [VirtualChannel(self, v) for v in range(vcs)]
+        self.depth = depth
+        self.upstream = None  # the OutputUnit feeding this port (set by OutputUnit.connect)
+        # set by OutputUnit.connect from the link and the router model:
+        self.credit_delay = 1  # cycles from a flit leaving here to its credit being usable upstream
+        self.head_delay = 1  # fewest cycles from a head's departure upstream to when it may leave here
+        self.body_delay = 1  # cycles from a flit's departure upstream to its ready cycle here
+        self.stage = 0  # cycles from a flit's arrival here to its ready cycle (residency accounting)
+        self.busy_until = 0  # first cycle this port may send a flit through the crossbar again
+        self.link_id = link_id
+        self.index = 0  # position among its router's input ports (set by Router.add_input)
+        self.occupied = 0  # VCs holding a packet
+        self.slots = None  # packet fidelity: the cycles its packets in flight take the crossbar input
+
+    def next_free(self, cycle: int) -> int:
+        """The first cycle at or after `cycle` this port may send a flit through the crossbar."""
+        at = self.busy_until if self.busy_until > cycle else cycle
+        return at if self.slots is None else self.slots.next_free(at)
+
+    @property
+    def residency(self) -> int:
+        """Flit-cycles spent in this port's buffers (mean occupancy = residency / cycles)."""
+        return sum(vc.residency for vc in self.vcs)
+
+    def receive(self, vc: VirtualChannel, packet, head: bool, readies) -> None:
+        """Flits of `packet` with these ready cycles enter `vc` (sent by the upstream output unit).
+        A head that finds the VC empty makes it occupied: the router is told."""
+        ready = vc.ready
+        ready.extend(readies)
+        if head:
+            vc.packets.append(packet)
+            if len(vc.packets) == 1:
+                self.occupied += 1
+                self.router.occupy(vc)
+        if len(ready) > vc.peak:
+            vc.peak = len(ready)
+
+    def send_flits(self, vc: VirtualChannel, departures) -> bool:
+        """Flits leave the front of `vc` at `departures` (increasing cycles: a range or a list);
+        their credits go back upstream. Returns True if that was the front packet's tail (the VC
+        moves to its next packet, or becomes empty)."""
+        ready = vc.ready
+        count = len(departures)
+        if count == 1:
+            last = departures[0]
+            vc.residency += last - ready.popleft() + self.stage
+        else:
+            waited = 0
+            for _ in range(count):
+                waited += ready.popleft()
+            vc.residency += sum(departures) - waited + count * self.stage
+            last = departures[-1]
+        self.upstream.credits_back(vc.index, departures, self.credit_delay)
+        if self.slots is None and last >= self.busy_until:  # (packets sharing the input take `slots`)
+            self.busy_until = last + 1
+        sent = vc.sent + count
+        packet = vc.packets[0]
+        if sent < packet.nflits:
+            vc.sent = sent
+            return False
+        vc.packets.popleft()
+        vc.sent = 0
+        vc.out = None
+        vc.out_vc = -1
+        vc.tail_left = last
+        if not vc.packets:
+            self.occupied -= 1
+            self.router.vacate(vc)
+        return True
+
+    def signature(self, c: int, name) -> tuple:
+        """The port's state relative to cycle `c` (fast-forward)."""
+        return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c),
+                tuple(vc.signature(c, name) for vc in self.vcs))
+
+    def shift(self, span: int) -> None:
+        self.busy_until += span
+        if self.slots is not None:
+            self.slots.shift(span)
+        for vc in self.vcs:
+            vc.shift(span)
+
+    def counter_fields(self):
+        """(object, attribute) of the counters that grow linearly while the state repeats."""
+        for vc in self.vcs:
+            yield vc, "residency"

@@ -1,0 +1,278 @@
+"""Output unit of a router or NIC (Garnet's OutputUnit with its OutVcState, BookSim's BufferState):
+the link it drives and the upstream view of the input port at the link's far end: credits per
+downstream VC, which VCs are held by a packet, credits on their way back, and which free VC the
+next packet gets.
+
+Credits travel lazily: when a flit leaves the downstream buffer, that input unit appends to
+`pending` the cycle from which its credit may be used here (a sorted list per VC), and this unit
+counts it once that cycle is reached (`absorb`). Only a blocked unit (`waiting`) has its owner
+woken when a credit is returned, so credit returns cost no event of their own.
+
+When is a downstream VC free for a new packet? Under tail-credit release (Garnet's, BookSim's
+`wait_for_tail_credit`) once its last packet's tail has left and every credit is back; under
+tail-sent release (BookSim's default) from the cycle after the tail left, full or not.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from netsim.garnet.clock import NEVER
+
+
+def _later(cycles, delay: int):
+    """`cycles` (a range or a list) each `delay` later."""
+    if type(cycles) is range:
+        return range(cycles.start + delay, cycles.stop + delay, cycles.step)
+    return [c + delay for c in cycles]
+
+
+class OutputUnit:
+    """Serializes flits onto a link (one per `cpf` cycles) and keeps the downstream VC state."""
+
+    __slots__ = ("owner", "clock", "name", "link_id", "cpf", "lat", "latency", "busy_until", "index",
+                 "receiver", "eject_credit_delay", "credit_horizon", "dst_router", "dst_port", "dst_vcs", "delay", "depth",
+                 "credits", "pending", "in_use", "tail_left", "last_sent", "release_on_sent", "next_vc", "waiting",
+                 "stall_since", "stall", "flits", "bytes", "slots", "lookahead")
+
+    def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
+                 release_on_sent: bool):
+        self.owner = owner  # the router or NIC injector that sends on this unit (woken by credits)
+        self.clock = clock
+        self.name = name
+        self.link_id = link_id  # row in the link report (-1: a NIC link)
+        self.cpf = cycles_per_flit  # cycles the link is busy per flit
+        self.latency = latency  # cycles of the link itself
+        self.lat = latency + cycles_per_flit - 1  # cycles from a flit's departure to its (last bit's) arrival
+        self.busy_until = 0  # first cycle the link may take another flit
+        self.index = 0  # position among its owner's output units (set by Router.add_output)
+        self.receiver = None  # the NIC receiver of an ejection unit (None: feeds a router)
+        self.eject_credit_delay = 0  # ejection: cycles from a flit's departure to its credit being usable
+        self.credit_horizon = 1  # fewest cycles before a credit not yet sent back could be usable here
+        self.dst_router = None
+        self.dst_port = None
+        self.dst_vcs: list = []
+        self.delay = 0  # cycles from a flit's departure to its ready cycle downstream
+        self.depth = 0  # flits per downstream VC
+        self.credits: list[int] = []
+        self.pending: list[list[int]] = []  # per VC: cycles from which returned credits may be used (sorted)
+        self.in_use: list[bool] = []  # per VC: held by a packet whose tail has not left
+        self.tail_left: list[int] = []  # per VC: cycle its last packet's tail left
+        self.release_on_sent = release_on_sent
+        self.next_vc = 0  # where the round-robin search for a free VC starts
+        self.waiting = False  # the owner waits for a credit or a VC: wake it when one comes back
+        self.stall_since = -1
+        self.stall = 0  # cycles flits waited for credits or a VC
+        self.flits = 0
+        self.bytes = 0
+        self.slots = None  # packet fidelity on a router's link: the cycles its packets in flight take
+        # packet fidelity under tail-sent release: a new packet may count the credits usable within
+        # this many cycles, those already on their way back (see `select_vc`)
+        self.lookahead = 0
+
+    def next_free(self, cycle: int) -> int:
+        """The first cycle at or after `cycle` the link may take a new flit."""
+        at = self.busy_until if self.busy_until > cycle else cycle
+        return at if self.slots is None else self.slots.next_free(at)
+
+    def connect(self, port, delay: int, credit_delay: int, head_delay: int, stage: int) -> None:
+        """Point this unit at input unit `port` of a router: a flit leaving here at cycle d is ready
+        there at d + `delay`, and its credit is usable here `credit_delay` cycles after it leaves
+        there; `head_delay` and `stage` are the port's (see InputUnit)."""
+        self.dst_router = port.router
+        self.dst_port = port
+        self.dst_vcs = port.vcs
+        self.delay = delay
+        self._make_vcs(len(port.vcs), port.depth)
+        self.credit_horizon = credit_delay
+        port.upstream = self
+        port.credit_delay = credit_delay
+        port.body_delay = delay
+        port.head_delay = head_delay
+        port.stage = stage
+
+    def connect_nic(self, receiver, vcs: int, depth: int, credit_delay: int) -> None:
+        """Point this unit at NIC `receiver` (an ejection port with `vcs` VCs of `depth` flits): its
+        credits are usable `credit_delay` cycles after a flit leaves here."""
+        self.receiver = receiver
+        self.eject_credit_delay = credit_delay
+        self.credit_horizon = NEVER  # the NIC's credits are all known as soon as flits are sent
+        self._make_vcs(vcs, depth)
+
+    def _make_vcs(self, vcs: int, depth: int) -> None:
+        self.depth = depth
+        self.credits = [depth] * vcs
+        self.pending = [[] for _ in range(vcs)]
+        self.in_use = [False] * vcs
+        self.tail_left = [-NEVER] * vcs
+        self.last_sent = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
+
+    # ------------------------------------------------------------------ credits and VCs
+    def absorb(self, vc: int, cycle: int) -> int:
+        """Count the credits of `vc` usable by `cycle`; returns the credits now held."""
+        pending = self.pending[vc]
+        credits = self.credits[vc]
+        if pending and pending[0] <= cycle:
+            if pending[-1] <= cycle:  # all of them (common after a whole packet): in bulk
+                credits += len(pending)
+                pending.clear()
+            else:  # some: `pending` is sorted, so count them by bisection
+                arrived = bisect_right(pending, cycle)
+                del pending[:arrived]
+                credits += arrived
+            self.credits[vc] = credits
+        return credits
+
+    def usable(self, vc: int, cycle: int) -> int:
+        """The credits of `vc` usable by `cycle` (a later cycle too: what is known now), without
+        counting them in."""
+        pending = self.pending[vc]
+        if pending and pending[0] <= cycle:
+            return self.credits[vc] + bisect_right(pending, cycle)
+        return self.credits[vc]
+
+    def is_free(self, vc: int, cycle: int) -> bool:
+        """May a new packet take downstream `vc` at `cycle` (now, or later as far as known now)?
+        (see the module docstring)"""
+        if self.in_use[vc] or self.tail_left[vc] >= cycle:
+            return False
+        return self.release_on_sent or self.usable(vc, cycle) == self.depth
+
+    def select_vc(self, lo: int, hi: int, cycle: int, room: int) -> int:
+        """A free VC in [lo, hi) with at least `room` credits for a new packet at `cycle`: the one
+        with the most, round robin among equals from the last one taken; -1 if none. Credits count
+        if usable by then, or (tail-sent release) within `lookahead` cycles: in packet fidelity those
+        whose flits left downstream before this cycle, on the credit link (a rule that does not
+        depend on the order routers are stepped in within a cycle)."""
+        best, best_credits = -1, room - 1
+        span = hi - lo
+        start = self.next_vc - lo if lo <= self.next_vc < hi else 0
+        in_use, tail_left, depth, on_sent = self.in_use, self.tail_left, self.depth, self.release_on_sent
+        by = cycle + self.lookahead
+        for k in range(span):
+            vc = lo + (start + k) % span
+            if in_use[vc] or tail_left[vc] >= cycle:
+                continue
+            if not on_sent:  # tail-credit release: a free VC has all its credits, the first one will do
+                if self.usable(vc, cycle) == depth:
+                    return vc if depth >= room else -1
+                continue
+            credits = self.usable(vc, by)
+            if credits > best_credits:
+                best, best_credits = vc, credits
+        return best
+
+    def claim(self, vc: int) -> None:
+        """A packet takes downstream `vc`."""
+        self.in_use[vc] = True
+        self.next_vc = vc + 1
+
+    def free_cycle(self, lo: int, hi: int, cycle: int, room: int, unknown: int = NEVER) -> int:
+        """The first cycle a VC in [lo, hi) will be free with `room` credits (usable, or within
+        `lookahead`: see `select_vc`), as far as credits already on their way tell; where that depends on
+        what is not known yet (credits not sent back yet, a VC still held by a packet), `unknown`
+        (NEVER by default; a lower bound may pass the earliest such a thing could happen)."""
+        earliest = NEVER
+        for vc in range(lo, hi):
+            pending = self.pending[vc]
+            if self.in_use[vc]:
+                at = unknown
+            elif self.release_on_sent:
+                at = self.tail_left[vc] + 1
+                index = room - self.credits[vc] - 1
+                if index >= len(pending):
+                    at = unknown
+                elif index >= 0:
+                    at = max(at, pending[index] - self.lookahead)
+            else:  # free once every credit is back
+                at = pending[-1] if pending and self.credits[vc] + len(pending) == self.depth else unknown
+            if at < earliest:
+                earliest = at
+        return max(earliest, cycle + 1)
+
+    def credit_cycle(self, vc: int, cycle: int, count: int = 1, unknown: int = NEVER) -> int:
+        """The first cycle `count` credits of `vc` will be usable (more than are by `cycle`), as far
+        as credits on their way tell (else `unknown`). Held credits may be negative: a batch of
+        flits may take credits that are already on their way, each by its flit's cycle."""
+        pending = self.pending[vc]
+        index = count - self.credits[vc] - 1
+        return pending[index] if index < len(pending) else unknown
+
+    def wait(self, cycle: int) -> None:
+        """The owner waits for a credit or a VC: it is woken when one comes back (and the cycles
+        count as a credit stall)."""
+        self.waiting = True
+        if self.stall_since < 0:
+            self.stall_since = cycle
+
+    def credits_back(self, vc: int, departures, delay: int) -> None:
+        """Flits that left downstream `vc` at `departures` (a range or a list) return their credits,
+        usable here `delay` cycles later (called by the downstream input unit)."""
+        self.pending[vc].extend(_later(departures, delay))
+        if self.waiting:
+            self.waiting = False
+            self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
+
+    # ------------------------------------------------------------------ sending
+    def send(self, packet, vc: int, departures, head: bool, tail: bool) -> None:
+        """Flits of `packet` leave on the link at `departures` (increasing, at least `cpf` apart) into
+        downstream `vc`, whose credits the caller has checked."""
+        count = len(departures)
+        first, last = departures[0], departures[-1]
+        if self.slots is None:  # (packets sharing the link take their own `slots`)
+            self.busy_until = last + self.cpf
+        self.flits += count
+        if head:
+            self.bytes += packet.nbytes
+        if self.stall_since >= 0:
+            self.stall += first - self.stall_since
+            self.stall_since = -1
+        self.credits[vc] -= count
+        self.last_sent[vc] = departures
+        receiver = self.receiver
+        if receiver is not None:  # the NIC consumes every flit as it arrives and returns its credit
+            self.pending[vc].extend(_later(departures, self.eject_credit_delay))
+            if tail:
+                receiver.arrive(packet, last + self.lat)
+        else:
+            delay = self.delay
+            self.dst_port.receive(self.dst_vcs[vc], packet, head, _later(departures, delay))
+            self.clock.wake(self.dst_router, first + delay)
+        if tail:
+            self.in_use[vc] = False
+            self.tail_left[vc] = last
+            if self.release_on_sent and self.waiting:
+                self.waiting = False
+                self.clock.wake(self.owner, last + 1)
+
+    # ------------------------------------------------------------------ fast-forward
+    def signature(self, c: int) -> tuple:
+        """The unit's state relative to cycle `c`. Credits usable by `c` count as held whether or
+        not absorbed yet (units absorb lazily, when they need them, which is the same to every
+        decision), so states that differ only in that compare equal."""
+        credits, on_the_way = [], []
+        for held, pending in zip(self.credits, self.pending):
+            arrived = bisect_right(pending, c) if pending else 0
+            credits.append(held + arrived)
+            on_the_way.append(tuple([t - c for t in pending[arrived:]]) if arrived < len(pending) else ())
+        return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
+                tuple(on_the_way), tuple(self.in_use),
+                tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
+                self.stall_since - c if self.stall_since >= 0 else None)
+
+    def shift(self, span: int) -> None:
+        self.busy_until += span
+        if self.slots is not None:
+            self.slots.shift(span)
+        for pending in self.pending:
+            if pending:
+                pending[:] = [t + span for t in pending]
+        self.tail_left = [t + span for t in self.tail_left]
+        self.last_sent = [[t + span for t in sent] for sent in self.last_sent]
+        if self.stall_since >= 0:
+            self.stall_since += span
+
+    def counter_fields(self):
+        """(object, attribute) of the counters that grow linearly while the state repeats."""
+        for name in ("stall", "flits", "bytes"):
+            yield self, name
