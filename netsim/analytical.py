@@ -36,7 +36,7 @@ class AnalyticalNetwork(Network):
     """Each message is delivered after its closed-form cost; see the module docstring."""
 
     backend_name = "analytical"
-    counts_orbits = True  # messages never interfere: system.symmetric may stand one NPU for many
+    mirrors = "members"  # system.symmetric may stand one NPU for any symmetric communicator: messages never meet
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
         """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
@@ -61,10 +61,11 @@ class AnalyticalNetwork(Network):
         """The event every send returns (fired already: a message is handed off at once)."""
         return self._handed_off
 
-    def uniform_orbit(self, pairs: list[tuple[int, int]]) -> "Orbit | None":
+    def uniform_orbit(self, pairs: list[tuple[int, int]], relabelling=None) -> "Orbit | None":
         """The (src, dst) pairs one representative message stands for, with the links they load, when every
         pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth) and takes
-        one route (no tie drawn at random per message, which would charge links message by message); else None."""
+        one route (no tie drawn at random per message, which would charge links message by message); else None.
+        (`relabelling`, which the congestion-aware backend needs, is not: messages here never meet.)"""
         cost = self.route_cost(*pairs[0])[:2]
         links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
         random_ties = self.topology.route_ties == "random"
@@ -76,46 +77,46 @@ class AnalyticalNetwork(Network):
                 return None
             for link_id in link_ids:
                 links[link_id] += 1
-        self.stands_for(len(pairs))
         link_ids = np.fromiter(links, dtype=np.intp, count=len(links))
         bandwidths = np.array([self.topology.links[i].bandwidth for i in links])
         return Orbit(pairs, link_ids, np.fromiter(links.values(), dtype=np.int64, count=len(links)), bandwidths)
 
-    def count_orbit(self, orbit: "Orbit", nbytes: int) -> None:
-        """A message of `nbytes` sent on every pair of `orbit` (its bytes are counted at the next flush)."""
+    def mirror(self, orbits: list["Orbit"]) -> bool:
+        """Run these orbits from now on (always possible here: their messages never meet)."""
+        self.stands_for(max(len(orbit.pairs) for orbit in orbits))
+        return True
+
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived) -> None:
+        """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them); call `arrived()`
+        when they arrive. Their bytes reach the counters at the next flush."""
         pending = self._pending_orbits.get(orbit)
         if pending is None:
             pending = self._pending_orbits[orbit] = defaultdict(int)
         pending[nbytes] += 1
         self.messages_sent += len(orbit.pairs)
+        self.env.timeout(self.message_time(src, dst, nbytes)).callbacks.append(lambda _event: self._mirrored(orbit,
+                                                                                                           arrived))
 
-    def count_orbit_delivered(self, orbit: "Orbit") -> None:
+    def _mirrored(self, orbit: "Orbit", arrived) -> None:
         self.messages_delivered += len(orbit.pairs)
+        arrived()
 
     def flush_orbits(self) -> None:
         """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, added
         to the per-message counters when read) and to the per-NPU counters. A link's busy time adds
         routes x messages x (bytes / bandwidth), which may differ from adding each message's share in
         turn by float rounding (relative 1e-15); bytes are exact."""
-        if not self._pending_orbits:
-            return
-        if self._orbit_link_bytes is None:
+        if self._pending_orbits and self._orbit_link_bytes is None:
             self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
             self._orbit_link_busy = np.zeros(len(self.link_bytes))
-        per_npu: dict[tuple, int] = {}  # (senders, receivers) -> bytes each sent and received
         for orbit, pending in self._pending_orbits.items():
             total = sum(nbytes * count for nbytes, count in pending.items())
             busy = sum(count * (nbytes / orbit.bandwidths) for nbytes, count in pending.items())
             self._orbit_link_bytes[orbit.link_ids] += orbit.routes * total
             self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
-            key = (orbit.senders, orbit.receivers)
-            per_npu[key] = per_npu.get(key, 0) + total
-        for (senders, receivers), total in per_npu.items():  # every member sends and receives once per orbit
-            for npu in senders:
-                self.bytes_sent[npu] += total
-            for npu in receivers:
-                self.bytes_received[npu] += total
+            self.count_orbit_bytes(orbit.senders, orbit.receivers, total)
         self._pending_orbits.clear()
+        super().flush_orbits()
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:

@@ -136,6 +136,10 @@ class Network(ABC):
     """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
 
     backend_name = "abstract"
+    # Which symmetric collectives system.symmetric may run as one representative NPU on this backend:
+    # None (none), "members" (any communicator), "everyone" (one spanning every NPU). Such a backend
+    # has `uniform_orbit`, `mirror`, `send_mirrored` and `handed_off`.
+    mirrors: str | None = None
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None):
         self.topology = topology
@@ -150,6 +154,7 @@ class Network(ABC):
         self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
         self._check_every: float = float("inf")
         self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
+        self._orbit_bytes: dict[tuple, int] = {}  # (senders, receivers) -> bytes each, not yet in the NPU counters
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
@@ -225,7 +230,23 @@ class Network(ABC):
         """Simulation events run so far, as the run summary counts them (progress display)."""
         return self.events
 
+    def count_orbit_bytes(self, senders: tuple, receivers: tuple, nbytes: int) -> None:
+        """`nbytes` sent by each of `senders` and received by each of `receivers` (system.symmetric's
+        messages that stand for one per member), added to the NPU counters in bulk by `flush_orbits`."""
+        key = (senders, receivers)
+        self._orbit_bytes[key] = self._orbit_bytes.get(key, 0) + nbytes
+
+    def flush_orbits(self) -> None:
+        """Bring the counters up to date with the traffic counted in bulk (`count_orbit_bytes`)."""
+        for (senders, receivers), nbytes in self._orbit_bytes.items():
+            for npu in senders:
+                self.bytes_sent[npu] += nbytes
+            for npu in receivers:
+                self.bytes_received[npu] += nbytes
+        self._orbit_bytes.clear()
+
     def npu_stats(self) -> pd.DataFrame:
+        self.flush_orbits()
         return pd.DataFrame({"npu": range(self.topology.npus), "bytes_sent": self.bytes_sent,
                              "bytes_received": self.bytes_received})
 

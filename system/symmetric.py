@@ -4,9 +4,9 @@ When every member of a communicator issues the same collective at the same momen
 simulation runs and with nothing else in flight on them, every phase runs an algorithm that
 treats all ranks alike under a group of relabellings of the ranks (cyclic shifts: ring, direct,
 dissemination; XOR on a power of two: halving-doubling, recursive doubling), and the network is
-congestion-unaware with every message cost unchanged by those relabellings (checked exactly, pair
-by pair, before the collective starts), then every member follows the representative's timeline
-to the bit. So only the representative (rank 0) runs: a message it expects from rank x is the
+unchanged by those relabellings (message costs checked exactly, pair by pair, before the collective
+starts; on the congestion-aware backend, where messages meet on links, also every route and link,
+and the communicator must span every NPU), then every member follows the representative's timeline. So only the representative (rank 0) runs: a message it expects from rank x is the
 mirror image of one it sends itself (to g(0), where the relabelling g takes x to 0) and arrives
 after that message's cost; the other members copy its record when it finishes, and the network
 counts every member's traffic from the representative's, per orbit of (sender, receiver) pairs.
@@ -65,6 +65,19 @@ class Relabelling:
         x = tuple((-b) % s if act == "cyclic" else b for b, s, act in zip(y, self.sizes, self.actions))
         return self.members[npu_of(x, self.sizes)]
 
+    def image(self, x: int, npu: int) -> int | None:
+        """g_x(npu), where g_x takes the representative to member `x` (None: `npu` is not a member)."""
+        rank = self.rank.get(npu)
+        if rank is None:
+            return None
+        return self.members[npu_of(self._apply(self._coords[self.rank[x]], self._coords[rank]), self.sizes)]
+
+    def relative(self, u: int, v: int) -> int:
+        """g_u^-1(v): where member `v` lands when member `u` is taken to the representative."""
+        a, b = self._coords[self.rank[u]], self._coords[self.rank[v]]
+        return self.members[npu_of(tuple((bb - aa) % s if act == "cyclic" else aa ^ bb
+                                         for aa, bb, s, act in zip(a, b, self.sizes, self.actions)), self.sizes)]
+
     def partners(self, algorithm_name: str, axis: int) -> list[tuple]:
         """Coordinates (other axes 0) of every rank the representative may send to on `axis` with the
         algorithm, as its registration declares them."""
@@ -97,15 +110,9 @@ class MirrorEndpoint:
             raise RuntimeError(f"symmetric collective: NPU {self.npu} sends to NPU {dst}, which its algorithm's "
                                f"declared partners do not include")
         sender = self.relabelling.mirror_sender(dst)
-        delay = self.network.message_time(self.npu, dst, nbytes)
-        self.network.count_orbit(orbit, nbytes)
         endpoint = self.endpoint
-        self.env.timeout(delay).callbacks.append(lambda _event: self._delivered(endpoint, sender, tag, nbytes, orbit))
+        self.network.send_mirrored(self.npu, dst, nbytes, orbit, lambda: endpoint.deliver(sender, tag, nbytes))
         return self.network.handed_off
-
-    def _delivered(self, endpoint, sender: int, tag: Hashable, nbytes: int, orbit) -> None:
-        self.network.count_orbit_delivered(orbit)
-        endpoint.deliver(sender, tag, nbytes)
 
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
         return self.endpoint.recv(src, nbytes, tag)
@@ -189,8 +196,12 @@ class SymmetricCollectives:
 def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance | None:
     """Check every condition of the module docstring that the issue itself does not show; build the instance."""
     network = getattr(system.endpoint, "network", None)
-    if network is None or not getattr(network, "counts_orbits", False) or system.functional is not None:
+    if network is None or system.functional is not None:
         return None
+    if getattr(network, "mirrors", None) not in ("members", "everyone"):
+        return None
+    if network.mirrors == "everyone" and len(comm.members) != network.topology.npus:
+        return None  # messages meet on links: other NPUs' traffic would meet these
     phases = [step for plan in plans for step in plan]
     if not phases or any(phase.op not in SYMMETRIC_OPS for phase, _name, _variant in phases):
         return None
@@ -215,8 +226,10 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
                 dst = comm.members[npu_of(coords, relabelling.sizes)]
                 if dst in orbits or dst == representative:
                     continue
-                orbit = network.uniform_orbit(relabelling.orbit(dst))
+                orbit = network.uniform_orbit(relabelling.orbit(dst), relabelling)
                 if orbit is None:
                     return None
                 orbits[dst] = orbit
+    if not orbits or not network.mirror(list(orbits.values())):
+        return None
     return SymmetricInstance(representative, relabelling, orbits, system.env.event())
