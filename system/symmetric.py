@@ -161,7 +161,7 @@ class SymmetricCollectives:
     def __init__(self, config):
         self.enabled = config.collective_simulation == "symmetric"
         self._issues: dict[Hashable, dict] = defaultdict(dict)  # (comm id, seq) -> {npu: signature}
-        self._decided: dict[Hashable, SymmetricInstance | None] = {}
+        self._decided: dict[Hashable, list] = {}  # (comm id, seq) -> [instance or None, members still to ask]
         self._in_flight: dict[int, int] = defaultdict(int)  # NPU -> collectives issued and not finished
         self._symmetric_on: dict[int, SymmetricInstance] = {}  # NPU -> the symmetric collective running there
 
@@ -179,18 +179,21 @@ class SymmetricCollectives:
 
     def decide(self, key: Hashable, comm: Communicator, system, plans: list) -> SymmetricInstance | None:
         """The collective's instance when it can run as one representative, else None (per message)."""
-        if key in self._decided:
-            return self._decided[key]
-        instance = None
-        issues = self._issues.pop(key, {})
-        if (len(issues) == len(comm.members) > 1 and len(set(issues.values())) == 1
-                and all(self._in_flight[npu] == 1 for npu in comm.members)):
-            instance = _plan_instance(comm, system, plans)
-        self._decided[key] = instance
-        if instance is not None:
-            for npu in comm.members:
-                self._symmetric_on[npu] = instance
-        return instance
+        decided = self._decided.get(key)
+        if decided is None:
+            instance = None
+            issues = self._issues.pop(key, {})
+            if (len(issues) == len(comm.members) > 1 and len(set(issues.values())) == 1
+                    and all(self._in_flight[npu] == 1 for npu in comm.members)):
+                instance = _plan_instance(comm, system, plans)
+            if instance is not None:
+                for npu in comm.members:
+                    self._symmetric_on[npu] = instance
+            decided = self._decided[key] = [instance, len(comm.members)]
+        decided[1] -= 1  # members still to ask
+        if not decided[1]:
+            del self._decided[key]
+        return decided[0]
 
 
 def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance | None:
