@@ -180,6 +180,8 @@ class AnalyticalNetwork(Network):
         self.flush_orbits()
         if self._orbit_link_bytes is None:
             return list(self.link_bytes), list(self.link_busy_ns)
+        if not any(self.link_bytes):  # no message went per message: orbit traffic only
+            return self._orbit_link_bytes.tolist(), self._orbit_link_busy.tolist()
         return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
                 (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
 
