@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
+import numpy as np
 import simpy
 
 from netsim.api import Network
@@ -152,11 +153,18 @@ class CongestionAwareNetwork(Network):
         canonical link's."""
         self.flush_orbits()
         now = self.env.now
-        link_bytes, busy_ns, free_at = list(self.link_bytes), list(self.link_busy_ns), list(self.free_at)
-        for link, canonical in self._canonical.items():
-            link_bytes[link], busy_ns[link], free_at[link] = link_bytes[canonical], busy_ns[canonical], free_at[canonical]
+        link_bytes, busy_ns, free_at = self.link_bytes, self.link_busy_ns, self.free_at
+        if self._canonical:
+            links = np.fromiter(self._canonical.keys(), dtype=np.intp, count=len(self._canonical))
+            canonical = np.fromiter(self._canonical.values(), dtype=np.intp, count=len(self._canonical))
+            arrays = []
+            for values in (link_bytes, busy_ns, free_at):
+                array = np.array(values)
+                array[links] = array[canonical]
+                arrays.append(array.tolist())
+            link_bytes, busy_ns, free_at = arrays
         busy = [total - (free - now if free > now else 0.0) for total, free in zip(busy_ns, free_at)]
-        return link_bytes, busy
+        return list(link_bytes), busy
 
     def link_stats(self):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
