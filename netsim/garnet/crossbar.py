@@ -21,11 +21,12 @@ class Slots:
     """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
     fidelity), each for `width` cycles (a link's cycles per flit)."""
 
-    __slots__ = ("taken", "width")
+    __slots__ = ("taken", "width", "clear_from")
 
     def __init__(self, width: int):
         self.taken: set[int] = set()
         self.width = width
+        self.clear_from = 0  # every cycle from this one on is free
 
     def free(self, cycle: int) -> bool:
         """May a flit start at `cycle`?"""
@@ -40,19 +41,25 @@ class Slots:
             cycle += 1
         return cycle
 
-    def take(self, cycles) -> None:
-        """A packet's flits take `cycles` (increasing; the first is now: earlier ones are past)."""
+    def take(self, cycles, now: int) -> None:
+        """A packet's flits take `cycles` (increasing), decided at cycle `now`: no flit decided from
+        now on starts before it, so cycles taken that far back are dropped."""
         taken = self.taken
-        if len(taken) > PRUNE_AT:
-            now = cycles[0]
-            taken.difference_update([t for t in taken if t < now])
+        if self.clear_from <= now:  # every cycle taken so far is past (the usual case)
+            taken.clear()
+        elif len(taken) > PRUNE_AT:
+            taken.difference_update([t for t in taken if t + self.width <= now])
         taken.update(cycles)
+        end = cycles[-1] + self.width
+        if end > self.clear_from:
+            self.clear_from = end
 
     def signature(self, c: int) -> tuple:
         return tuple(sorted(t - c for t in self.taken if t >= c))
 
     def shift(self, span: int) -> None:
         self.taken = {t + span for t in self.taken}
+        self.clear_from += span
 
 
 def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> list[int]:
@@ -60,10 +67,12 @@ def shared_departures(ready, first: int, count: int, out, out_vc: int, port, sha
     for its crossbar input or output: a flit at most every `share` slots of the link, each in a
     cycle free on both, once ready (`ready`: the ready cycles) and its credit is back (all on
     their way)."""
+    link, crossbar = out.slots, port.slots
+    if share == 1 and link.clear_from <= first and crossbar.clear_from <= first:
+        return departures(ready, first, count, out, out_vc)  # nothing else crossing: the same cycles
     step = share * out.cpf
     held = out.credits[out_vc]
     pending = out.pending[out_vc]
-    link, crossbar = out.slots, port.slots
     cycles = []
     at = first
     for k in range(count):
@@ -87,8 +96,10 @@ def departures(ready, first: int, count: int, out, out_vc: int):
     last = first + (count - 1) * spacing
     held = out.credits[out_vc]
     pending = out.pending[out_vc]
-    if (ready is None or ready[count - 1] <= last) and (held >= count or pending[count - held - 1] <= last):
-        return range(first, last + 1, spacing)  # back to back (the usual case; cycles increase)
+    if spacing == 1 and (ready is None or ready[count - 1] <= last) and (held >= count or pending[count - held - 1] <= last):
+        # back to back (the usual case): flits arrive and credits return at least a cycle apart, so
+        # if the last is in time, each one is
+        return range(first, last + 1)
     cycles = []
     depart = first
     for k in range(count):

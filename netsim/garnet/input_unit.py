@@ -129,9 +129,13 @@ class InputUnit:
             last = departures[0]
             vc.residency += last - ready.popleft() + self.stage
         else:
-            waited = 0
-            for _ in range(count):
-                waited += ready.popleft()
+            if count == len(ready):  # (a whole packet in packet fidelity, the VC holding no other)
+                waited = sum(ready)
+                ready.clear()
+            else:
+                waited = 0
+                for _ in range(count):
+                    waited += ready.popleft()
             vc.residency += sum(departures) - waited + count * self.stage
             last = departures[-1]
         self.upstream.credits_back(vc.index, departures, self.credit_delay)

@@ -159,6 +159,8 @@ class OutputUnit:
                 continue
             credits = self.usable(vc, by)
             if credits > best_credits:
+                if credits == depth:  # none has more: the first in turn with all its credits
+                    return vc
                 best, best_credits = vc, credits
         return best
 

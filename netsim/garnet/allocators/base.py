@@ -73,7 +73,7 @@ class SwitchAllocator:
         yet, a VC still held) cannot come sooner than the link and pipeline it must cross."""
         port = vc.port
         ready = vc.ready
-        at = port.next_free(ready[0] if ready else cycle + port.body_delay)  # (else its next flit is upstream)
+        at = port.next_free(max(ready[0], cycle) if ready else cycle + port.body_delay)  # (else its next flit is upstream)
         out = vc.out
         if out is None:
             out, lo, hi = self.routing.output(self.router, vc.packets[0])
@@ -102,8 +102,8 @@ class SwitchAllocator:
             out.absorb(vc.out_vc, now)  # (keeps the list of credits on their way short)
             port = vc.port
             cycles = shared_departures(vc.ready, first, remaining, out, vc.out_vc, port, share)
-            out.slots.take(cycles)
-            port.slots.take(cycles)
+            out.slots.take(cycles, now)
+            port.slots.take(cycles, now)
             return cycles
         if remaining == 1 or not self.batch:
             return range(first, first + 1)

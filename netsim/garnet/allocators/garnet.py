@@ -127,7 +127,8 @@ class GarnetAllocator(SwitchAllocator):
         out = vc.out
         if out is None:
             out = self.route(vc)
-        at = out.next_free(port.next_free(ready[0]))
+        at = ready[0]
+        at = out.next_free(port.next_free(at if at > cycle else cycle))
         if at > cycle:
             return at
         out_vc = vc.out_vc
