@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -99,12 +101,18 @@ def write_inputs(case: Case, folder: Path) -> tuple[Path, Path]:
 
 def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[float, int, str]:
     """(wall s, peak RSS MiB, stdout) of one whole process, from /usr/bin/time; raises TimeoutExpired."""
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], capture_output=True, text=True, cwd=cwd,
-                            timeout=timeout)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-500:]}")
-    wall, rss = result.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(rss) // 1024, result.stdout
+    process = subprocess.Popen(["/usr/bin/time", "-f", "%e %M", *command], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=cwd, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # /usr/bin/time and the simulator under it
+        process.communicate()
+        raise
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {stderr.strip()[-500:]}")
+    wall, rss = stderr.strip().splitlines()[-1].split()
+    return float(wall), int(rss) // 1024, stdout
 
 
 def netsim_command(case: Case, network: Path, system: Path, folder: Path) -> list[str]:
