@@ -101,11 +101,11 @@ class AnalyticalNetwork(Network):
         self.messages_delivered += len(orbit.pairs)
         arrived()
 
-    def flush_orbits(self) -> None:
-        """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, added
-        to the per-message counters when read) and to the per-NPU counters. A link's busy time adds
-        routes x messages x (bytes / bandwidth), which may differ from adding each message's share in
-        turn by float rounding (relative 1e-15); bytes are exact."""
+    def _accumulate_orbits(self) -> None:
+        """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, cheap to
+        read while running) and the per-NPU bytes. A link's busy time adds routes x messages x (bytes /
+        bandwidth), which may differ from adding each message's share in turn by float rounding
+        (relative 1e-15); bytes are exact."""
         if self._pending_orbits and self._orbit_link_bytes is None:
             self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
             self._orbit_link_busy = np.zeros(len(self.link_bytes))
@@ -117,6 +117,22 @@ class AnalyticalNetwork(Network):
             self.count_orbit_bytes(orbit.senders, orbit.receivers, total)
         self._pending_orbits.clear()
         super().flush_orbits()
+
+    def flush_orbits(self) -> None:
+        """Bring `link_bytes`, `link_busy_ns` and the per-NPU counters up to date with the orbits' traffic
+        (at the end of a symmetric collective, and before reports)."""
+        self._accumulate_orbits()
+        if self._orbit_link_bytes is not None:
+            self.link_bytes, self.link_busy_ns = self._merged_link_counters()
+            self._orbit_link_bytes = self._orbit_link_busy = None
+
+    def _merged_link_counters(self) -> tuple[list, list]:
+        if self._orbit_link_bytes is None:
+            return list(self.link_bytes), list(self.link_busy_ns)
+        if not any(self.link_bytes):  # no message went per message: orbit traffic only
+            return self._orbit_link_bytes.tolist(), self._orbit_link_busy.tolist()
+        return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
+                (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
@@ -170,20 +186,12 @@ class AnalyticalNetwork(Network):
 
     def link_stats(self):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
-        return self.link_frame(*self.link_counters())
-
-    def npu_stats(self):
         self.flush_orbits()
-        return super().npu_stats()
+        return self.link_frame(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple[list, list]:
-        self.flush_orbits()
-        if self._orbit_link_bytes is None:
-            return list(self.link_bytes), list(self.link_busy_ns)
-        if not any(self.link_bytes):  # no message went per message: orbit traffic only
-            return self._orbit_link_bytes.tolist(), self._orbit_link_busy.tolist()
-        return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
-                (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
+        self._accumulate_orbits()
+        return self._merged_link_counters()
 
 
 class Orbit:

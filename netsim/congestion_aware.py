@@ -147,22 +147,34 @@ class CongestionAwareNetwork(Network):
         else:
             self.env.timeout(arrival - now).callbacks.append(message.arrived(self))
 
+    def flush_orbits(self) -> None:
+        """At the end of a mirrored collective (or before reports): every mirrored link takes its canonical
+        link's counters and free time, and links stop being mirrored."""
+        super().flush_orbits()
+        if self._canonical:
+            self.link_bytes, self.link_busy_ns, self.free_at = self._mirrored_counters()
+            self._canonical = {}
+
+    def _mirrored_counters(self) -> tuple[list, list, list]:
+        """link_bytes, link_busy_ns and free_at, a mirrored link reading its canonical link's."""
+        if not self._canonical:
+            return self.link_bytes, self.link_busy_ns, self.free_at
+        links = np.fromiter(self._canonical.keys(), dtype=np.intp, count=len(self._canonical))
+        canonical = np.fromiter(self._canonical.values(), dtype=np.intp, count=len(self._canonical))
+        arrays = []
+        for values in (self.link_bytes, self.link_busy_ns, self.free_at):
+            array = np.array(values)
+            array[links] = array[canonical]
+            arrays.append(array.tolist())
+        return tuple(arrays)
+
     def link_counters(self) -> tuple[list, list]:
         """Bytes handed to each link, and its busy time up to now (a transmission still under way counts
         only its past part, so utilization never exceeds 1); a link of a mirrored collective reads its
         canonical link's."""
-        self.flush_orbits()
+        super().flush_orbits()
         now = self.env.now
-        link_bytes, busy_ns, free_at = self.link_bytes, self.link_busy_ns, self.free_at
-        if self._canonical:
-            links = np.fromiter(self._canonical.keys(), dtype=np.intp, count=len(self._canonical))
-            canonical = np.fromiter(self._canonical.values(), dtype=np.intp, count=len(self._canonical))
-            arrays = []
-            for values in (link_bytes, busy_ns, free_at):
-                array = np.array(values)
-                array[links] = array[canonical]
-                arrays.append(array.tolist())
-            link_bytes, busy_ns, free_at = arrays
+        link_bytes, busy_ns, free_at = self._mirrored_counters()
         busy = [total - (free - now if free > now else 0.0) for total, free in zip(busy_ns, free_at)]
         return list(link_bytes), busy
 

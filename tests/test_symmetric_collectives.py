@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from netsim.backends import create_network
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
 from netsim.runner import run_collective
@@ -127,3 +128,17 @@ def test_a_collective_issued_during_a_symmetric_one_is_refused():
     network.env.process(later())
     with pytest.raises(ConfigError, match="collective-simulation"):
         network.run()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_backend_counters_read_directly_after_a_run_match(backend):
+    """Scripts read link_bytes and bytes_sent off the backend: they hold every member's traffic."""
+    counters = []
+    for mode in MODES:
+        network = create_network(backend, load_network("torus-4x4").build_topology())
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        for system in systems:
+            system.all_reduce(2**20)
+        network.run()
+        counters.append((network.link_bytes, network.bytes_sent, network.bytes_received, network.events))
+    assert counters[0][:3] == counters[1][:3] and counters[1][3] < counters[0][3]
