@@ -12,12 +12,15 @@ or the lowest (2.x's YAML) of those dimensions (`cross_dimension_messages`; `rou
 the route, elsewhere). So a ring or fully-connected neighbour is 1 hop of latency and one serialization, a switch
 2 hops and one serialization, as in ASTRA-sim. Per-link bytes and busy time are still counted, so
 `links.csv` shows where traffic went (utilization above 1 is what congestion would have cost).
-A link's bytes and busy time are counted when a message is sent, whole, not as it crosses.
+A link's bytes and busy time are counted when a message is sent, whole; the counters sampled
+during a run (`link_counters`, link_timeseries.csv) leave out the part of each message not yet
+serialized, taking a message to cross its route's links evenly over its serialization time, so a
+sampling interval is charged only what crossed in it.
 
 Messages that never interfere let the system layer simulate one NPU of a symmetric collective and
 stand it for all (system.symmetric): `uniform_orbit` checks that every member's copy of one of its
 messages costs exactly the same, and each of the representative's messages is counted once per
-orbit (`count_orbit`), its bytes reaching the link and NPU counters in bulk (`flush_orbits`).
+orbit (`send_mirrored`), its bytes reaching the link and NPU counters in bulk (`flush_orbits`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class AnalyticalNetwork(Network):
     """Each message is delivered after its closed-form cost; see the module docstring."""
 
     backend_name = "analytical"
+    models_congestion = False
     mirrors = "members"  # system.symmetric may stand one NPU for any symmetric communicator: messages never meet
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
@@ -51,6 +55,10 @@ class AnalyticalNetwork(Network):
         self.link_bytes = [0] * len(topology.links)
         self.link_busy_ns = [0.0] * len(topology.links)
         self._route_costs: dict[tuple[int, int, int], tuple[float, float, tuple[int, ...]]] = {}
+        # (start, end of serialization, bytes, link ids) of messages still crossing at the next read
+        # of the counters (Network.next_counter_read): the only ones whose share must be left out
+        self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
+        self._crossing_orbits: list[tuple[float, float, int, Orbit]] = []  # the same for mirrored messages
         self._links = {(link.src, link.dst): link for link in topology.links}
         self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
         self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
@@ -94,8 +102,11 @@ class AnalyticalNetwork(Network):
             pending = self._pending_orbits[orbit] = defaultdict(int)
         pending[nbytes] += 1
         self.messages_sent += len(orbit.pairs)
-        self.env.timeout(self.message_time(src, dst, nbytes)).callbacks.append(lambda _event: self._mirrored(orbit,
-                                                                                                           arrived))
+        latency, bandwidth, _ = self.route_cost(src, dst)
+        now, serialization = self.env.now, nbytes / bandwidth
+        if now + serialization > self.next_counter_read:
+            self._crossing_orbits.append((now, now + serialization, nbytes, orbit))
+        self.env.timeout(latency + serialization).callbacks.append(lambda _event: self._mirrored(orbit, arrived))
 
     def _mirrored(self, orbit: "Orbit", arrived) -> None:
         self.messages_delivered += len(orbit.pairs)
@@ -177,10 +188,14 @@ class AnalyticalNetwork(Network):
         delay = 0.0
         if src != dst:
             latency, bandwidth, link_ids = self.route_cost(src, dst, self.ties(src, dst))
-            delay = latency + nbytes / bandwidth
+            serialization = nbytes / bandwidth
+            delay = latency + serialization
             for link_id in link_ids:
                 self.link_bytes[link_id] += nbytes
                 self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
+            now = self.env.now
+            if now + serialization > self.next_counter_read:
+                self._crossing.append((now, now + serialization, nbytes, link_ids))
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 
@@ -190,8 +205,27 @@ class AnalyticalNetwork(Network):
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple[list, list]:
+        """Bytes and busy time per link up to now: the totals less what messages still crossing
+        have yet to serialize (see the module docstring)."""
+        now = self.env.now
+        self._crossing = [entry for entry in self._crossing if entry[1] > now]  # those still crossing
         self._accumulate_orbits()
-        return self._merged_link_counters()
+        link_bytes, busy = self._merged_link_counters()
+        links = self.topology.links
+        for start, end, nbytes, link_ids in self._crossing:
+            left = nbytes * (end - max(now, start)) / (end - start)
+            for link_id in link_ids:
+                link_bytes[link_id] -= left
+                busy[link_id] -= left / links[link_id].bandwidth
+        self._crossing_orbits = [entry for entry in self._crossing_orbits if entry[1] > now]
+        if self._crossing_orbits:
+            link_bytes, busy = np.array(link_bytes, dtype=float), np.array(busy)
+            for start, end, nbytes, orbit in self._crossing_orbits:
+                left = nbytes * (end - max(now, start)) / (end - start)
+                link_bytes[orbit.link_ids] -= left * orbit.routes
+                busy[orbit.link_ids] -= left * orbit.routes / orbit.bandwidths
+            link_bytes, busy = link_bytes.tolist(), busy.tolist()
+        return link_bytes, busy
 
 
 class Orbit:

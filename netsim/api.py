@@ -136,6 +136,7 @@ class Network(ABC):
     """A backend: builds the endpoints, carries messages, runs the clock, reports statistics."""
 
     backend_name = "abstract"
+    models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
     # Which symmetric collectives system.symmetric may run as one representative NPU on this backend:
     # None (none), "members" (any communicator), "everyone" (one spanning every NPU). Such a backend
     # has `uniform_orbit`, `mirror`, `send_mirrored` and `handed_off`.
@@ -153,6 +154,9 @@ class Network(ABC):
         self.started = False  # run() has been called (the system layer plans some collectives only before)
         self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
         self._check_every: float = float("inf")
+        # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
+        # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
+        self.next_counter_read = math.inf
         self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
         self._orbit_bytes: dict[tuple, int] = {}  # (senders, receivers) -> bytes each, not yet in the NPU counters
 

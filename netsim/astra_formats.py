@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean, read_json_object, read_text
+from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text
 from netsim.errors import ConfigError
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
@@ -50,6 +50,8 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or "topology" not in data:
         raise source.error("topology", "missing; expected e.g. 'topology: [ Ring ]'")
     kinds = data["topology"]
@@ -130,5 +132,8 @@ def read_network_file(path: Path) -> tuple[dict, Source]:
     if path.suffix == ".txt":
         from netsim.garnet import astra_garnet
 
-        return astra_garnet.read_garnet_file(path)
+        try:
+            return astra_garnet.read_garnet_file(path)
+        except (ValueError, OverflowError) as exc:  # nan or 1e400 where the reader needs a whole number
+            raise ConfigError(f"{path}: expected finite numbers ({exc})") from None
     raise ConfigError(f"{path}: unknown network file type (expected .toml, .json, .yml or .txt)")

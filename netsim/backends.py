@@ -18,9 +18,8 @@ BACKENDS = {
 }
 
 
-def create_network(backend: str, topology: Topology, config=None, env: simpy.Environment | None = None,
-                   **options) -> Network:
-    """Build the named backend on `topology`; `config` is the NetworkConfig (backends read their table)."""
+def backend_class(backend: str) -> type[Network]:
+    """The Network subclass registered as `backend` (imported now)."""
     target = BACKENDS.get(backend)
     if target is None:
         raise ConfigError(f"unknown backend '{backend}' (expected one of {', '.join(BACKENDS)})")
@@ -31,4 +30,15 @@ def create_network(backend: str, topology: Topology, config=None, env: simpy.Env
         if exc.name and exc.name.startswith(module_name.rsplit(".", 1)[0]):
             raise ConfigError(f"backend '{backend}' is not built yet") from None
         raise
-    return getattr(module, class_name)(topology, env=env, config=config, **options)
+    return getattr(module, class_name)
+
+
+def create_network(backend: str, topology: Topology, config=None, env: simpy.Environment | None = None,
+                   **options) -> Network:
+    """Build the named backend on `topology`; `config` is the NetworkConfig (backends read their table)."""
+    return backend_class(backend)(topology, env=env, config=config, **options)
+
+
+def congestion_aware_backends() -> list[str]:
+    """The registered backends whose links carry one message at a time (`Network.models_congestion`)."""
+    return [name for name in BACKENDS if backend_class(name).models_congestion]

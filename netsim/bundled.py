@@ -21,8 +21,11 @@ def bundled_names(package: str, suffixes: tuple[str, ...]) -> dict[str, Path]:
 def find_config(what: str, name_or_path: str | Path, package: str, suffixes: tuple[str, ...]) -> Path:
     """A bundled config's file, or the file at a path; a clear error lists the bundled names."""
     path = Path(name_or_path).expanduser()
-    if path.is_file():
-        return path
+    try:
+        if path.is_file():
+            return path
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ConfigError(f"{shorten(str(name_or_path))}: not a {what} file ({exc.strerror})") from None
     available = bundled_names(package, suffixes)
     key = str(name_or_path)
     for suffix in suffixes:
@@ -30,6 +33,11 @@ def find_config(what: str, name_or_path: str | Path, package: str, suffixes: tup
     if key in available:
         return available[key]
     if path.suffix or "/" in str(name_or_path):
-        raise ConfigError(f"{name_or_path}: {what} file not found")
-    raise ConfigError(f"unknown {what} '{name_or_path}': not a file, and not one of the bundled "
+        raise ConfigError(f"{shorten(str(name_or_path))}: {what} file not found")
+    raise ConfigError(f"unknown {what} '{shorten(str(name_or_path))}': not a file, and not one of the bundled "
                       f"{what}s ({', '.join(available)})")
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """`text` cut to `limit` characters (with '...') for a one-line message."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."

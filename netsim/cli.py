@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+import netsim
 from netsim import report
 from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
                            settings_of, toml_key)
@@ -23,6 +26,8 @@ DEFAULT_NETWORK = "torus-4x4"
 DEFAULT_SYSTEM = "default"
 DEFAULT_WORKLOAD = "Resnet50_DataParallel"
 DEFAULT_SYNTH_NETWORK = "torus-8x8"
+MAX_JOBS = 256  # --jobs at most this, or 4 per CPU if more
+SYNTH_CHECK_CYCLES = 100  # synth looks for Ctrl-C (and refreshes progress) at least this often
 COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "reduce", "gather", "scatter",
                "barrier")
 TRANSFORMER_OPTIONS = (("--layers", 2, "transformer blocks"), ("--hidden", 1024, "hidden size"),
@@ -67,27 +72,45 @@ def split_overrides(items: list[str]) -> tuple[list, list]:
 
 # ---------------------------------------------------------------------------- output
 def output_dir(args, name: str) -> Path:
-    return Path(args.out) if args.out else Path.cwd() / "netsim-out" / name
+    """--out, else ./netsim-out/NAME (the run's name made one safe path component)."""
+    from netsim.outputs import folder_name
+
+    return Path(args.out) if args.out else Path.cwd() / "netsim-out" / folder_name(name)
 
 
-def finish(args, console: Console, result, print_table) -> int:
+def finish(args, console: Console, result, print_table, stop_signal: int | None = None) -> int:
     """Write the run's folder, then print the summary (table, or JSON with --json).
 
-    Returns the exit status: 130 when the run was interrupted (its partial results are written)."""
-    from netsim.runner import write_outputs
+    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when the run
+    was stopped by one (its partial results are written)."""
+    from netsim.outputs import write_outputs
 
-    out = write_outputs(result, output_dir(args, result.name))
-    for warning in result.summary.get("warnings", ()):
-        print(f"netsim: warning: {warning}", file=sys.stderr)
+    out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
     if args.json:
         print(report.to_json(result.summary))
     elif not args.quiet:
         print_table(console, result)
         console.print(f"[dim]wrote {out}[/dim]")
+    if not args.quiet:
+        print_warnings(result.summary)
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
-        return 130
+        return 128 + (stop_signal or signal.SIGINT)
     return 0
+
+
+def print_warnings(summary: dict) -> None:
+    """The summary's warnings, one line each on stderr, as every netsim warning is printed
+    (`print_warning`); stdout keeps the table or the JSON."""
+    for warning in summary.get("warnings", []):
+        print(f"netsim: warning: {warning}", file=sys.stderr)
+
+
+def max_utilization_row(table: Table, summary: dict) -> None:
+    """The busiest link's utilization, flagged when above 1 (see the warning below the table)."""
+    peak = summary.get("max_link_utilization")
+    if peak is not None:
+        table.add_row("max link utilization", f"{peak:.3f}" + (" (OVER 1: see warning)" if peak > 1 else ""))
 
 
 def print_run(console: Console, result) -> None:
@@ -114,6 +137,7 @@ def print_run(console: Console, result) -> None:
     if s["partial"]:
         table.add_row("PARTIAL", f"interrupted at {format_time(s['simulated_time_ns'])}; "
                                  f"{len(s['npu_finish_time_ns']) - len(finish_times)} NPUs unfinished")
+    max_utilization_row(table, s)
     table.add_row("slowest NPU", str(s["slowest_npu"]))
     if "passes" in s:
         table.add_row("passes", str(s["passes"]))
@@ -125,18 +149,45 @@ def print_run(console: Console, result) -> None:
 
 
 def print_collective(console: Console, result) -> None:
+    if "sizes" in result.tables:
+        print_collective_sizes(console, result)
+        return
     s = result.summary
     table = Table(title=f"netsim collective: {s['collective']} of {format_size(s['size_bytes'])} on "
                         f"{s['network']['name']} ({s['backend']})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    table.add_row("collective time", format_time(s["collective_time_ns"]))
-    table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
-    table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
+    if s["collective_time_ns"] is None:  # interrupted: no time, so no bandwidths
+        table.add_row("PARTIAL", f"interrupted at {format_time(s['simulated_time_ns'])}; "
+                                 f"{s['npus'] - s['npus_finished']} of {s['npus']} NPUs unfinished")
+        table.add_row("collective time", f"unfinished (over {format_time(s['simulated_time_ns'])})")
+        table.add_row("algorithm / bus bandwidth", "n/a (unfinished)")
+    else:
+        table.add_row("collective time", format_time(s["collective_time_ns"]))
+        table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
+        table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
     table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
+    max_utilization_row(table, s)
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
     print_links(console, result.tables["links"])
+
+
+def print_collective_sizes(console: Console, result) -> None:
+    """A --size range: one row per size, as nccl-tests prints it."""
+    s = result.summary
+    table = Table(title=f"netsim collective: {s['collective']} on {s['network']['name']} ({s['backend']}), "
+                        f"{s['npus']} NPUs")
+    for column in ("size", "time", "algbw (GB/s)", "busbw (GB/s)", "max link util."):
+        table.add_column(column, justify="right")
+    for row in result.tables["sizes"].itertuples():
+        finished = not row.partial
+        table.add_row(format_size(row.size_bytes), format_time(row.collective_time_ns) if finished else "unfinished",
+                      f"{row.algbw_GBps:.3f}" if finished else "n/a", f"{row.busbw_GBps:.3f}" if finished else "n/a",
+                      f"{row.max_link_utilization:.3f}")
+    if s["partial"] or s["sizes"] < s["sizes_planned"]:
+        table.add_row("PARTIAL", f"{s['sizes']} of {s['sizes_planned']} sizes", "", "", "")
+    console.print(table)
 
 
 def print_links(console: Console, links, top: int = 5) -> None:
@@ -183,6 +234,27 @@ def scenario_run(args, monitor):
     return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
 
+def collective_sizes(kind: str, size: str | None) -> list[int]:
+    """--size as a list of sizes: one ('64MiB'), or a range 'FROM:TO' stepping x2 ('FROM:TO:F', xF),
+    as nccl-tests' -b/-e/-f. A barrier has one size, 0."""
+    if kind == "barrier":
+        return [0]
+    if size is None:
+        raise ConfigError(f"--size is required for {kind}, e.g. --size 64MiB (or a range 1KiB:1GiB)")
+    parts = size.split(":")
+    if len(parts) > 3:
+        raise ConfigError(f"--size {size}: expected SIZE, FROM:TO or FROM:TO:FACTOR, e.g. 1KiB:1GiB")
+    low = option("--size", parse_size, parts[0])
+    high = option("--size", parse_size, parts[1]) if len(parts) > 1 else low
+    factor = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 2 if len(parts) < 3 else 0
+    if low < 1 or high < low or factor < 2:
+        raise ConfigError(f"--size {size}: expected sizes of at least 1 byte, FROM <= TO and a FACTOR >= 2")
+    sizes = [low]
+    while sizes[-1] * factor <= high:
+        sizes.append(sizes[-1] * factor)
+    return sizes
+
+
 def trace_run(args, monitor, network, system, workload_items: list, passes: int):
     """`netsim run` of a Chakra trace: its options are --comm-groups, --memory and workload.in-flight."""
     from netsim.runner import run_trace
@@ -205,17 +277,13 @@ def trace_run(args, monitor, network, system, workload_items: list, passes: int)
 
 
 def scenario_collective(args, monitor):
-    from netsim.runner import run_collective
+    """One collective, or one per size of a --size range (the sizes table, nccl-tests style)."""
+    import pandas as pd
+
+    from netsim.runner import RunResult, run_collective
     from system import load_system
 
-    if args.kind == "barrier":
-        nbytes = 0
-    elif args.size is None:
-        raise ConfigError(f"--size is required for {args.kind}, e.g. --size 64MiB")
-    else:
-        nbytes = option("--size", parse_size, args.size)
-        if nbytes < 1:
-            raise ConfigError("--size: expected at least 1 byte")
+    sizes = collective_sizes(args.kind, args.size)
     network_overrides, system_overrides = split_overrides(args.set)
     if args.algorithm:
         if args.kind not in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
@@ -224,8 +292,31 @@ def scenario_collective(args, monitor):
         system_overrides.append(([f"{args.kind}-implementation"], args.algorithm))
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
-    monitor.title = f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} ({network.backend})"
-    return run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify, monitor=monitor)
+    results = []
+    for nbytes in sizes:
+        monitor.restart(f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} "
+                        f"({network.backend})" + (f", size {len(results) + 1} of {len(sizes)}" if len(sizes) > 1
+                                                  else ""), None)
+        results.append(run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify,
+                                      monitor=monitor))
+        if monitor.interrupted:
+            break
+    if len(sizes) == 1:
+        return results[0]
+    rows = [{key: result.summary[key] for key in SIZES_COLUMNS} for result in results]
+    last = results[-1].summary
+    name = f"{args.kind}-{sizes[0]}B-{sizes[-1]}B-{network.name}"
+    summary = {"name": name, "collective": args.kind, "npus": last["npus"], "sizes": len(results),
+               "sizes_planned": len(sizes), **{key: last[key] for key in ("backend", "seed", "network", "system")},
+               "partial": bool(last["partial"]), "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
+               "events": sum(r.summary["events"] for r in results),
+               "max_link_utilization": max(r.summary["max_link_utilization"] for r in results),
+               "warnings": sorted({w for r in results for w in r.summary["warnings"]})}
+    return RunResult(name, summary, {"sizes": pd.DataFrame(rows, columns=list(SIZES_COLUMNS))})
+
+
+SIZES_COLUMNS = ("size_bytes", "collective_time_ns", "algbw_GBps", "busbw_GBps", "max_link_utilization",
+                 "bytes_sent_total", "npus_finished", "partial")
 
 
 def scenario_synth(args, monitor):
@@ -246,7 +337,7 @@ def scenario_synth(args, monitor):
         clock = run.network.clock
         monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}",
                         lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
-        tick(run.network, clock.ns(max(1, run.end // 200)), monitor)
+        tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
     partial = False
     if args.sweep:
@@ -261,10 +352,10 @@ def scenario_synth(args, monitor):
         # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
         summary = dict(points[-1]) if points else {}
         summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
-                        "warnings": [w for p in points for w in p["warnings"]],
+                        "warnings": [f"at rate {p['rate']:g}: {w}" for p in points for w in p["warnings"]],
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
-        tables = {"sweep": pd.DataFrame(points)}
+        tables = {"sweep": pd.DataFrame(points).drop(columns="warnings", errors="ignore")}  # in the summary
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
@@ -277,21 +368,27 @@ def scenario_synth(args, monitor):
             summary = run.summary(run.network.clock.now_cycle())
             partial = True
         monitor.finish(run.network)
-        tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame()}
+        tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame(),
+                  "packet_latency": pd.DataFrame(sorted(run.measured_stats.histogram.items()),
+                                                 columns=["latency_cycles", "packets"])}
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
-               "backend": "garnet", "partial": partial, "seed": args.seed,
-               "network": {"name": network.name, "path": network.path, "config": network.table}}
+               "backend": "garnet", "partial": partial, "seed": args.seed, "cycle_ns": 1.0 / network.garnet.clock_ghz,
+               "network": {"name": network.name, "path": network.path,
+                           "topology": network.build_topology().summary(), "config": network.table}}
     return RunResult(name, summary, tables)
 
 
 def cmd_simulate(args, console: Console) -> int:
     """run, collective and synth: the scenario under a progress monitor, then the output folder."""
+    from netsim.outputs import prepare
+
     option("--seed", non_negative_int, args.seed)
+    prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with watching(monitor):
         result = args.scenario(args, monitor)
-    return finish(args, console, result, args.printer)
+    return finish(args, console, result, args.printer, monitor.stop_signal)
 
 
 def print_synth(console: Console, result) -> None:
@@ -372,12 +469,110 @@ def cmd_topo(args, console: Console) -> None:
     console.print(table)
 
 
+def bundled_configs() -> dict[str, dict[str, str]]:
+    """Every bundled network, system and workload, by name, with a line on what it is."""
+    from netsim.bundled import bundled_names
+    from netsim.network_config import NETWORK_SUFFIXES
+    from system import load_system
+    from system.config import SYSTEM_SUFFIXES
+    from workload import WORKLOAD_SUFFIXES, load_workload
+
+    forms = {".toml": "netsim TOML", ".txt": "ASTRA-sim legacy text", ".json": "ASTRA-sim 2.x JSON"}
+    networks = {}
+    for name in bundled_names("topologies", NETWORK_SUFFIXES):
+        network = load_network(name)
+        networks[name] = f"{network.table.get('description') or network.topology_kind} ({network.backend})"
+    systems = {}
+    for name, path in bundled_names("system.configs", SYSTEM_SUFFIXES).items():
+        config = load_system(name)
+        algorithms = config.all_reduce[0] if len(set(config.all_reduce)) == 1 else " / ".join(config.all_reduce)
+        systems[name] = (f"all-reduce {algorithms}, {config.preferred_dataset_splits} chunks, "
+                         f"{config.scheduling_policy} ({forms[path.suffix]})")
+    workloads = {}
+    for name in bundled_names("workload.data", WORKLOAD_SUFFIXES):
+        workload = load_workload(name)
+        count = len(workload.layers)
+        workloads[name] = f"{workload.parallelism} loop, {count} layer{'s' if count > 1 else ''} (ASTRA-sim sample)"
+    return {"networks": networks, "systems": systems, "workloads": workloads}
+
+
+def cmd_list(args, console: Console) -> None:
+    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload."""
+    configs = bundled_configs()
+    if args.json:
+        print(json.dumps(configs, indent=2))
+        return
+    for kind, entries in configs.items():
+        table = Table(title=f"bundled {kind} (--{kind[:-1]} NAME)")
+        table.add_column("name")
+        table.add_column("what it is")
+        for name, text in entries.items():
+            table.add_row(name, text)
+        console.print(table)
+
+
+def print_study(console: Console, frame, varied: list[str], metric: str, limit: int = 40) -> None:
+    """A study's results as a table: its varied parameters, status and headline metric (the first
+    `limit` points; the CSV has them all)."""
+    table = Table(title=f"{len(frame)} points: {metric}")
+    for column in ("point", *varied, "status", metric):
+        table.add_column(column, justify="right")
+    for row in frame.head(limit).to_dict("records"):
+        value = row.get(metric)
+        if row["status"] != "ok":
+            shown = row["error"][:60]
+        elif metric.endswith("_ns") and isinstance(value, (int, float)):
+            shown = format_time(value)
+        else:
+            shown = f"{value:,.4g}" if isinstance(value, float) else str(value)
+        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown)
+    if len(frame) > limit:
+        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV")
+    console.print(table)
+
+
+def report_study(args, console: Console, path: Path) -> None:
+    """`netsim report` of a sweep's results: a flat CSV beside them, a table, and with --plot the
+    headline metric against the varied parameters."""
+    from netsim.outputs import write_table
+    from netsim.sweep import headline_metric, results_frame, study_results, varied_keys
+
+    results = study_results(path)
+    frame = results_frame(results)
+    if frame.empty:
+        raise ConfigError(f"{results}: no points in these results yet")
+    varied = varied_keys(results)
+    metric = headline_metric(frame, args.metric)
+    csv = results.with_name(results.name.removesuffix(".jsonl") + ".csv")
+    write_table(frame, csv)
+    written = [csv]
+    if args.plot:
+        from netsim.plots import write_study_plot
+
+        written.append(write_study_plot(frame, varied, metric, csv.with_suffix(".png")))
+    if args.json:
+        print(frame.to_json(orient="records", indent=2))
+        return
+    print_study(console, frame, varied, metric)
+    for path_written in written:
+        console.print(f"[dim]wrote {path_written}[/dim]")
+
+
 def cmd_report(args, console: Console) -> None:
     """A run's folder as a terminal report: summary, per-dimension utilization, busiest links and
-    most congested ports; with --plot, PNGs beside the CSVs."""
+    most congested ports; with --plot, PNGs beside the CSVs. A sweep's results (the .jsonl file, or
+    a study's folder) get report_study."""
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
-    summary, tables = report.load_output(out_dir)
+    if out_dir.suffix == ".jsonl" or (out_dir.is_dir() and not (out_dir / "summary.json").exists()
+                                      and any(out_dir.glob("*.results.jsonl"))):
+        report_study(args, console, out_dir)
+        return
+    if args.metric is not None:
+        raise ConfigError("--metric applies to a sweep's results (a .results.jsonl file or its folder)")
+    from netsim.outputs import load_output
+
+    summary, tables = load_output(out_dir)
     if args.plot:
         from netsim.plots import write_plots
 
@@ -393,6 +588,7 @@ def cmd_report(args, console: Console) -> None:
         if isinstance(value, (int, float, str, bool)):
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
     console.print(table)
+    print_warnings(summary)
     if "links" in tables:
         print_links(console, tables["links"], top)
         print_ports(console, tables["links"], top)
@@ -416,20 +612,28 @@ def print_ports(console: Console, links, top: int) -> None:
 
 
 def cmd_sweep(args, console: Console) -> int:
-    """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes."""
-    from netsim.sweep import load_study, run_study
+    """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes;
+    then print the results table."""
+    from netsim.sweep import headline_metric, load_study, results_frame, run_study, varied_keys
 
     study = load_study(Path(args.study))
     jobs = None if args.jobs is None else option("--jobs", positive_int, args.jobs)
+    most = max(MAX_JOBS, 4 * (os.cpu_count() or 1))
+    if jobs is not None and jobs > most:
+        raise ConfigError(f"--jobs {jobs}: at most {most} worker processes (each is a Python process of its own)")
     counts = run_study(study, jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
     if args.json:
         print(json.dumps(counts, indent=2))
     elif not args.quiet:
+        frame = results_frame(study.results)
+        if not frame.empty and frame["status"].eq("ok").any():
+            print_study(console, frame, varied_keys(study.results), headline_metric(frame))
         console.print(f"{counts['points']} points: {counts['skipped']} already done, {counts['ok']} ok, "
-                      f"{counts['failed']} failed; results in {counts['results']}")
+                      f"{counts['failed']} failed; results in {counts['results']} "
+                      f"(netsim report {counts['results']} --plot: a CSV and a plot)")
     if counts["interrupted"]:
         print(f"netsim: interrupted; finished points are in {counts['results']} (rerun to resume)", file=sys.stderr)
-        return 130
+        return 128 + (counts["stop_signal"] or signal.SIGINT)
     if counts["failed"]:
         print(f"netsim: {counts['failed']} of {counts['points']} points failed (their errors are in "
               f"{counts['results']}; a rerun retries them)", file=sys.stderr)
@@ -438,26 +642,74 @@ def cmd_sweep(args, console: Console) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
-def common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same inputs and seed, same results)")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--json", action="store_true", help="print summary.json to stdout")
-    parser.add_argument("--out", help="output folder (default ./netsim-out/<name>)")
+COMMON_DEFAULTS = {"set": [], "seed": 0, "quiet": False, "json": False, "out": None}
+
+
+def common(parser: argparse.ArgumentParser, *options: str) -> None:
+    """Add the shared options a command uses (all of COMMON_DEFAULTS' when none are named): a command
+    takes no option it would ignore; the others read as their defaults."""
+    chosen = options or tuple(COMMON_DEFAULTS)
+    helps = {
+        "set": "override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)",
+        "seed": "random seed (same inputs and seed, same results)",
+        "quiet": "print nothing but errors",
+        "json": "print the result as JSON on stdout",
+        "out": "output folder (default ./netsim-out/<name>)",
+    }
+    for name in chosen:
+        flag = f"--{name}"
+        if name == "set":
+            parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=helps[name])
+        elif name == "seed":
+            parser.add_argument(flag, type=int, default=0, help=helps[name])
+        elif name in ("quiet", "json"):
+            parser.add_argument(flag, action="store_true", help=helps[name])
+        else:
+            parser.add_argument(flag, help=helps[name])
+    parser.set_defaults(**{name: value for name, value in COMMON_DEFAULTS.items() if name not in chosen})
+
+
+POSITIONAL = {"collective": ("kind",)}  # options given by position, per command
+
+
+def command_line(params: dict, parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """The netsim command line that `params` stand for: `command`, then each option of that command
+    by its name (`size`, `backend`, `packet-flits`, ...), and any other key as --set KEY=VALUE (a
+    network, system or `workload.` key). Sweep points and the Python API run their scenarios so."""
+    params = dict(params)
+    command = params.pop("command")
+    parser = parser or build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
+    options = {action.dest: action for action in sub._actions if action.option_strings}
+    argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
+    for key, value in params.items():
+        action = options.get(key.replace("-", "_"))
+        if action is None or action.dest in ("help", "set", "seed", "out", "json", "quiet"):
+            argv += set_option(key, value)
+        elif isinstance(value, bool):
+            argv += [action.option_strings[0]] if value else []
+        else:
+            argv += [action.option_strings[0], str(value)]
+    return argv
+
+
+def set_option(key: str, value) -> list[str]:
+    """--set KEY=VALUE for a config key and a Python value (numbers, booleans, lists as TOML reads them)."""
+    return ["--set", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser whose errors raise ConfigError (one line, no usage text): for command lines netsim
-    builds itself, such as a sweep point's, where usage text on stderr would help nobody."""
+    """A parser whose errors raise ConfigError: one line naming the option and what it expects, and
+    where the usage is, instead of argparse's usage text."""
 
     def error(self, message: str):
-        raise ConfigError(f"{self.prog}: {message}")
+        raise ConfigError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The `netsim` command line; its subcommands' parsers are of `parser_class` too."""
-    parser = parser_class(prog="netsim", description="Packet-level network simulation for distributed training.")
+def build_parser() -> argparse.ArgumentParser:
+    """The `netsim` command line (its errors are one line: OneLineParser)."""
+    parser = OneLineParser(prog="netsim", description="Packet-level network simulation for distributed training.")
+    parser.add_argument("--version", action="version", version=f"netsim {netsim.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="simulate training iterations of a workload")
@@ -478,7 +730,8 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     coll = commands.add_parser("collective", help="time one collective on every NPU")
     coll.add_argument("kind", choices=COLLECTIVES)
     coll.add_argument("--size", help="bytes per NPU, e.g. 64MiB (all-gather and gather: each NPU's shard; "
-                                     "barrier: none)")
+                                     "barrier: none), or a range FROM:TO[:FACTOR] run size by size, x2 by "
+                                     "default (e.g. 1KiB:1GiB; writes sizes.csv)")
     coll.add_argument("--network", default=DEFAULT_NETWORK)
     coll.add_argument("--system", default=DEFAULT_SYSTEM)
     coll.add_argument("--algorithm", help="algorithm per dimension, e.g. ring or ring_ring")
@@ -506,23 +759,29 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     common(synth)
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 
+    listing = commands.add_parser("list", help="the bundled networks, systems and workloads, with descriptions")
+    common(listing, "json")
+    listing.set_defaults(handler=cmd_list)
+
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
-    common(topo)
+    common(topo, "set", "json")
     topo.set_defaults(handler=cmd_topo)
 
-    rep = commands.add_parser("report", help="summarise a run's output folder")
-    rep.add_argument("dir")
+    rep = commands.add_parser("report", help="summarise a run's output folder, or a sweep's results")
+    rep.add_argument("dir", help="a run's output folder, a sweep's STUDY.results.jsonl, or the study's folder")
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
     rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
-    common(rep)
+    rep.add_argument("--metric", help="for a sweep's results: the metric to tabulate and plot (default: the "
+                                      "collective, iteration or latency time the points measured)")
+    common(rep, "quiet", "json")
     rep.set_defaults(handler=cmd_report)
 
     sweep = commands.add_parser("sweep", help="run a study: a grid of scenarios, in parallel, resumable")
     sweep.add_argument("study", help="study TOML (base scenario, [grid] and [zip] lists; see README)")
     sweep.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
     sweep.add_argument("--scheduler", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (needs netsim[dask])")
-    common(sweep)
+    common(sweep, "quiet", "json")
     sweep.set_defaults(handler=cmd_sweep)
 
     work = commands.add_parser("workload", help="workload tools")
@@ -536,7 +795,7 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     gen.add_argument("--peak-tflops", type=float, default=312.0, help="roofline peak (default 312)")
     gen.add_argument("--memory-bandwidth", default="2039GB/s", help="roofline memory bandwidth (default 2039GB/s)")
     gen.add_argument("--bytes-per-element", type=int, default=2, help="default 2")
-    common(gen)
+    common(gen, "quiet", "out")
     gen.set_defaults(handler=cmd_workload_gen)
     chakra = work_commands.add_parser("to-chakra", help="convert a legacy or TOML workload into Chakra traces "
                                                         "(one NAME.<rank>.et per NPU of --network)")
@@ -544,7 +803,7 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     chakra.add_argument("--network", default=DEFAULT_NETWORK,
                         help=f"the network the traces are for: its NPUs and dimensions (default {DEFAULT_NETWORK})")
     chakra.add_argument("--passes", type=int, default=1, help="training iterations in the traces (default 1)")
-    common(chakra)
+    common(chakra, "set", "quiet", "json", "out")
     chakra.set_defaults(handler=cmd_workload_to_chakra)
     return parser
 
@@ -557,9 +816,9 @@ def print_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = print_warning
-    args = build_parser().parse_args(argv)
-    console = Console(stderr=args.json, quiet=args.quiet)
     try:
+        args = build_parser().parse_args(argv)
+        console = Console(stderr=args.json, quiet=args.quiet)
         return args.handler(args, console) or 0
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
@@ -567,6 +826,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("netsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

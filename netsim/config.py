@@ -130,11 +130,11 @@ class Source:
     text: str = ""
     overridden: set = field(default_factory=set)  # dotted keys set on the command line
 
-    def line_of(self, dotted_key: str) -> int | None:
+    def line_of(self, dotted_key) -> int | None:
         """Best-effort line number of `dotted_key` ('garnet.vcs') in a TOML text."""
         if not self.text:
             return None
-        parts = dotted_key.split(".")
+        parts = str(dotted_key).split(".")
         leaf = re.escape(parts[-1])
         table = ".".join(p for p in parts[:-1] if not p.isdigit())
         current = ""
@@ -150,13 +150,14 @@ class Source:
                 fallback = fallback or number
         return fallback
 
-    def where(self, dotted_key: str) -> str:
+    def where(self, dotted_key) -> str:
         if dotted_key in self.overridden:
             return f"--set {dotted_key} (over {self.path})"
         line = self.line_of(dotted_key)
         return f"{self.path}:{line}" if line else self.path
 
-    def error(self, dotted_key: str, message: str) -> ConfigError:
+    def error(self, dotted_key, message: str) -> ConfigError:
+        """A one-line error naming the file, the key's line and the key (any YAML key: 1 is a key too)."""
         return ConfigError(f"{self.where(dotted_key)}: key '{dotted_key}': {message}")
 
 
@@ -202,6 +203,8 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
 
 
 # --------------------------------------------------------------------------- files
+TOO_DEEP = "nested too deeply to read (lists or tables inside each other hundreds of levels deep)"
+
 def read_text(path: Path) -> str:
     """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error."""
     try:
@@ -223,6 +226,8 @@ def read_toml(path: Path) -> tuple[dict, Source]:
         return tomllib.loads(text), Source(str(path), text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: {TOO_DEEP}") from None
 
 
 def read_json_object(path: Path) -> tuple[dict, Source]:
@@ -232,6 +237,8 @@ def read_json_object(path: Path) -> tuple[dict, Source]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object")
     return data, Source(str(path), text)
@@ -249,6 +256,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except RecursionError:
+        raise ConfigError(f"--set {key}: {TOO_DEEP}") from None
     return key.split("."), value
 
 

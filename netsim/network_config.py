@@ -30,7 +30,7 @@ class NetworkFile:
     topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | mesh | switch | hierarchical | fat-tree)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
-    backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="analytical, congestion-aware or garnet")
+    backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="the network backend: " + " | ".join(BACKEND_NAMES))
     garnet: dict = setting(None, parse=as_table, help="the [garnet] table of packet-backend parameters")
     cross_dimension_messages: str = setting(
         "route", parse=choice(*CROSS_DIMENSION_RULES),
@@ -71,7 +71,7 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
     top = build(NetworkFile, table, source)
     topology_table = dict(top.topology)
     kind = topology_table.pop("kind", None)
-    if kind not in TOPOLOGY_KINDS:
+    if not isinstance(kind, str) or kind not in TOPOLOGY_KINDS:
         hint = choice(*TOPOLOGY_KINDS)
         try:
             hint(kind)
@@ -109,6 +109,9 @@ def load_network(name_or_path: str | Path, overrides: list[tuple[list[str], Any]
         apply_override(table, key_path, value)
         source.overridden.add(".".join(key_path))
     if backend is not None:
+        chosen = [value for key_path, value in overrides if list(key_path) == ["backend"]]
+        if chosen and chosen[-1] != backend:
+            raise ConfigError(f"--backend {backend} and --set backend={chosen[-1]} disagree: give the backend once")
         table["backend"] = backend
     stem = path.name.rsplit(".", 1)[0]
     return parse_network_table(table, source, stem)

@@ -83,6 +83,9 @@ class NullView:
     def update(self, snapshot: Snapshot) -> None:
         pass
 
+    def note(self, text: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -97,6 +100,9 @@ class LineView:
 
     def update(self, snapshot: Snapshot) -> None:
         self.console.print(snapshot.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def note(self, text: str) -> None:
+        self.console.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         pass
@@ -113,6 +119,9 @@ class LiveView:
 
     def update(self, snapshot: Snapshot) -> None:
         self.live.update(snapshot.table(), refresh=True)
+
+    def note(self, text: str) -> None:
+        self.live.console.print(f"[yellow]warning:[/yellow] {text}", highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         self.live.stop()
@@ -133,6 +142,9 @@ class RunMonitor:
     def __init__(self, title: str = "netsim", view=None, tracker: Tracker | None = None):
         self.view = view or NullView()
         self.interrupted = False
+        self.stop_signal = None  # the signal that stopped the run (netsim.progress.interruptible)
+        self.notes: list[str] = []  # warnings given before or during the run (they go into the summary)
+        self.simulating = False  # until the first check: a stop before it has nothing to report
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
@@ -146,6 +158,7 @@ class RunMonitor:
         self.started = time.perf_counter()
 
     def check(self, network) -> bool:
+        self.simulating = True
         self.sampler.maybe_sample(network)
         if self.interrupted:
             return True
@@ -154,6 +167,11 @@ class RunMonitor:
             self.next_refresh = now + self.view.period
             self.view.update(self.snapshot(network))
         return False
+
+    def note(self, text: str) -> None:
+        """A warning for the user now (the view shows it at once) and in the run's summary."""
+        self.notes.append(text)
+        self.view.note(text)
 
     def finish(self, network) -> None:
         """After the run: the last sample; the view is closed by `watching`."""
@@ -174,25 +192,34 @@ class RunMonitor:
                         network.in_flight(), busiest)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def interruptible(monitor):
-    """While inside: the first Ctrl-C sets `monitor.interrupted` (the run stops at its next check and
-    reports what it simulated); a second one raises KeyboardInterrupt as usual."""
+    """While inside: the first Ctrl-C (SIGINT) or SIGTERM sets `monitor.interrupted` and
+    `monitor.stop_signal` (the run stops at its next check and reports what it simulated; the
+    command exits 128 + the signal's number); a second one raises KeyboardInterrupt as usual, and
+    so does the first while the monitor is not `simulating` yet (building and issuing a large run
+    can take a while, and nothing is simulated to report)."""
 
     def handler(signum, frame):
-        if monitor.interrupted:
+        if monitor.interrupted or not getattr(monitor, "simulating", True):
             raise KeyboardInterrupt
         monitor.interrupted = True
+        monitor.stop_signal = signum
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGINT, handler)
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread (e.g. a worker): no handler to install
-        previous = None
+        pass
     try:
         yield monitor
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler_before in previous.items():
+            signal.signal(signum, handler_before)
 
 
 @contextmanager

@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from netsim.config import read_text
-from netsim.errors import ConfigError
+from netsim.units import format_time
 
 
 def json_default(value):
@@ -62,6 +61,46 @@ LINK_COLUMNS = {
 }
 
 
+def max_utilization(links: pd.DataFrame) -> tuple[float, dict | None]:
+    """The highest link utilization of a run and that link's row (the lowest id among equals)."""
+    if not len(links):
+        return 0.0, None
+    row = links.sort_values(["utilization", "link_id"], ascending=[False, True]).iloc[0]
+    return float(row["utilization"]), row.to_dict()
+
+
+def peak_interval_utilization(links: pd.DataFrame, timeseries: pd.DataFrame | None) -> tuple[float, dict | None]:
+    """The highest utilization of one link over one sampling interval of link_timeseries.csv,
+    with that link's row and the interval's end `time_ns` (0 and None without a time series)."""
+    if timeseries is None or timeseries.empty:
+        return 0.0, None
+    util = interval_utilization(timeseries)
+    if util.empty:
+        return 0.0, None
+    top = util.sort_values(["utilization", "link_id", "time_ns"], ascending=[False, True, True]).iloc[0]
+    row = links.set_index("link_id", drop=False).loc[int(top["link_id"])].to_dict()
+    return float(top["utilization"]), {**row, "time_ns": float(top["time_ns"])}
+
+
+def oversubscription_warning(links: pd.DataFrame, timeseries: pd.DataFrame | None, backend: str,
+                             alternatives: list[str]) -> str | None:
+    """One line when a link carried more than it can (utilization above 1 over the run or over one
+    sampling interval: only a backend that does not model congestion lets that happen), naming the
+    link and the backends that model congestion; None otherwise."""
+    peak, row = max_utilization(links)
+    where = "over the run"
+    interval_peak, interval_row = peak_interval_utilization(links, timeseries)
+    if interval_peak > max(peak, 1.0):
+        peak, row = interval_peak, interval_row
+        where = f"in the sampling interval ending at {format_time(interval_row['time_ns'])}"
+    if row is None or not peak > 1.0:
+        return None
+    hint = f"; for times with contention use --backend {' or '.join(alternatives)}" if alternatives else ""
+    return (f"link {row['src']}->{row['dst']} (id {row['link_id']}, dim {row['dim']}) is oversubscribed: "
+            f"utilization {peak:.2f} > 1 {where}, because the {backend} backend lets messages share a link "
+            f"without waiting, so its times leave congestion out{hint}")
+
+
 def per_dimension_utilization(links: pd.DataFrame) -> pd.DataFrame:
     """Per dimension: links, bytes, mean and max utilization, imbalance (max / mean)."""
     grouped = links.groupby("dim")
@@ -95,33 +134,10 @@ def congested_ports(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
 
 def interval_utilization(timeseries: pd.DataFrame) -> pd.DataFrame:
     """From link_timeseries.csv's cumulative counters: per link and sampling interval, the
-    utilization (busy time / interval) at the interval's end `time_ns`."""
+    utilization (busy time / interval) of the interval from `start_ns` to `time_ns`."""
     frame = timeseries.sort_values(["link_id", "time_ns"]).copy()
     grouped = frame.groupby("link_id")
     span = grouped["time_ns"].diff()
+    frame["start_ns"] = frame["time_ns"] - span
     frame["utilization"] = (grouped["busy_time_ns"].diff() / span).where(span > 0)
-    return frame.dropna(subset=["utilization"])[["time_ns", "link_id", "utilization"]]
-
-
-def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """Read a run's output folder back: summary.json and its CSV tables."""
-    summary_path = out_dir / "summary.json"
-    if not summary_path.is_file():
-        raise ConfigError(f"{out_dir}: not a netsim output folder (no summary.json)")
-    try:
-        summary = json.loads(read_text(summary_path))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{summary_path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(summary, dict):
-        raise ConfigError(f"{summary_path}: expected a JSON object")
-    return summary, {path.stem: read_table(path) for path in sorted(out_dir.glob("*.csv"))}
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """One CSV of an output folder; a table with no rows and no columns (e.g. no phases) reads as empty."""
-    try:
-        return pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        return pd.DataFrame()
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+    return frame.dropna(subset=["utilization"])[["start_ns", "time_ns", "link_id", "utilization"]]

@@ -1,7 +1,7 @@
 """Wire workload -> system -> network for one run. With cli.py, the only module that imports all three layers.
 
 Each entry point returns a `RunResult`: the `summary` dict (summary.json) and named tables
-(each written as NAME.csv). `write_outputs` writes them into one output folder.
+(each written as NAME.csv; netsim.outputs writes them into one output folder).
 
 A run takes an optional `RunMonitor` (netsim.progress): it shows progress, samples link counters
 (link_timeseries.csv) and stops the run on Ctrl-C; a stopped run still returns its result, with
@@ -11,16 +11,18 @@ A run takes an optional `RunMonitor` (netsim.progress): it shows progress, sampl
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from netsim import report
-from netsim.backends import create_network
+from netsim.backends import congestion_aware_backends, create_network
+from netsim.budget import Budget
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
-from netsim.progress import NullView, RunMonitor
+from netsim.progress import RunMonitor
+from netsim.units import format_size
 from system import SystemConfig, build_systems
 from workload import NpuRun, Workload, loop_for
 from workload.chakra import ComputeModel, MemoryConfig, RemoteMemory, check_memory, load_trace, start_trace
@@ -38,21 +40,52 @@ class RunResult:
 
 
 def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
-                     seed: int, partial: bool) -> dict:
+                     seed: int, partial: bool, tables: dict, notes: list[str]) -> dict:
+    """The summary's entries every simulation has: backend, cost, seed, configs and link loading.
+
+    `warnings` (one line each) are `notes` (said before or during the run: netsim.budget's), the
+    network's own (`Network.warnings`: what the run went through) and, on a backend that does not
+    model congestion, an oversubscribed link."""
+    links, series = tables["links"], tables.get("link_timeseries")
+    peak, busiest = report.max_utilization(links)
+    interval_peak, _ = report.peak_interval_utilization(links, series)
+    warning = None
+    if not network.models_congestion:
+        warning = report.oversubscription_warning(links, series, network.backend_name, congestion_aware_backends())
     summary = {
+        "max_link_utilization": peak,
+        "max_link_utilization_link": None if busiest is None else int(busiest["link_id"]),
+        "peak_interval_link_utilization": interval_peak,
+        "warnings": [*notes, *network.warnings, *([warning] if warning else [])],
         "backend": network.backend_name,
         "wall_time_s": wall,
         "events": network.events_so_far(),
         "simulated_time_ns": network.env.now,
         "partial": partial,
         "seed": seed,
-        "warnings": list(network.warnings),
         "network": {"name": network_cfg.name, "path": network_cfg.path, "topology": network.topology.summary(),
                     "config": network_cfg.table},
     }
+    if any(column.endswith("_cycles") for table in tables.values() for column in table.columns):
+        summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary
+
+
+def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> Budget:
+    """What a run of `collectives` (kind, bytes per NPU; each in flight at once at worst) for
+    `passes` will hold and move (netsim.budget), from NPU 0's plan. Flit-hops are counted for a
+    backend with flits (its `flit_bytes`), one hop per byte sent: a lower bound on the work."""
+    npus = network.topology.npus
+    splits = system.config.preferred_dataset_splits
+    chunks = sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
+    flit_bytes = getattr(network, "flit_bytes", None)
+    flit_hops = 0.0
+    if flit_bytes:
+        per_pass = sum(system.planned_bytes(kind, nbytes) for kind, nbytes in collectives)
+        flit_hops = npus * passes * per_pass / flit_bytes
+    return Budget(npus, npus * len(collectives), chunks, flit_hops)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
@@ -78,19 +111,36 @@ def _simulate(network, monitor: RunMonitor) -> bool:
     return stopped
 
 
-def training_tracker(runs: list, workload: Workload, passes: int):
-    """Progress of a training run: NPU 0's compute done over its expected compute, as passes and layers."""
+def training_tracker(runs: list, systems: list, workload: Workload, passes: int):
+    """Progress of a training run: bytes delivered over the bytes the run will deliver, all NPUs.
+
+    The total is, per NPU, the larger of the workload's collectives planned over every dimension
+    for all passes (exact for data parallelism; an estimate where a loop uses smaller groups or
+    more collectives) and the collectives issued so far; point-to-point bytes (pipeline
+    activations) count once sent. A run without communication shows its compute. Packets, not
+    compute, take the wall time, so the ETA from this fraction holds steady.
+    """
     per_pass = sum(layer.fwd_compute + layer.ig_compute + layer.wg_compute for layer in workload.layers) or 1
-    n_layers = len(workload.layers)
+    expected_compute = per_pass * passes
+    comms = [comm for layer in workload.layers for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm)
+             if comm.active]
+    prior = [passes * sum(system.planned_bytes(comm.kind, comm.nbytes) for comm in comms) for system in systems]
 
     def track(network) -> tuple[float, str]:
         if all(run.finished_at is not None for run in runs):
             return 1.0, f"pass {passes}/{passes}, done"
-        done = sum(sum(stats.compute.values()) for stats in runs[0].layers) / (per_pass * passes)
-        done = min(done, 0.999)
-        pass_index = min(passes, int(done * passes) + 1)
-        layer = min(n_layers, int((done * passes) % 1 * n_layers) + 1)
-        return done, f"pass {pass_index}/{passes}, layer ~{layer}/{n_layers} (NPU 0)"
+        compute = [min(1.0, sum(sum(stats.compute.values()) for stats in run.layers) / expected_compute)
+                   for run in runs]
+        issued = [sum(record.planned_bytes for record in system.records) for system in systems]
+        expected = sum(max(p, i) for p, i in zip(prior, issued))
+        expected += max(0.0, sum(network.bytes_sent) - sum(issued))  # point-to-point bytes sent
+        delivered = sum(network.bytes_received)
+        done = delivered / expected if expected > 0 else sum(compute) / len(compute)
+        pass_index = min(passes, int(compute[0] * passes) + 1)
+        text = f"pass {pass_index}/{passes} (NPU 0)"
+        if expected > 0:
+            text += f", {format_size(delivered)} of ~{format_size(expected)} delivered"
+        return min(done, 0.999), text
 
     return track
 
@@ -120,6 +170,10 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     topology = network_cfg.build_topology()
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
+    comms = [(comm.kind, comm.nbytes) for layer in workload.layers
+             for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
+    for line in budget(network, systems[0], comms, passes).check(f"this run of {workload.name}"):
+        monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
 
     def mark_finished(run: NpuRun):
@@ -127,27 +181,28 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
 
     for run in runs:
         network.env.process(loop(run)).callbacks.append(mark_finished(run))
-    monitor.tracker = training_tracker(runs, workload, passes)
+    monitor.tracker = training_tracker(runs, systems, workload, passes)
     partial = _simulate(network, monitor)
     if not partial:
         _check_finished(network, [run.npu for run in runs if run.finished_at is None])
     wall = time.perf_counter() - started
 
     finish_times = [run.finished_at for run in runs]  # None: not finished (partial run)
+    tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
+              **_network_tables(network, monitor)}
     per_npu = [totals(run) for run in runs]
     first = per_npu[0]
     summary = {
         "name": f"{workload.name}-{network_cfg.name}",
-        **_timing_summary(network, finish_times, per_npu, {**overlap(runs[0]), "passes": passes}),
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
+        **_timing_summary(network, finish_times, per_npu, {"exposed_update_time_ns": first["exposed_update_time_ns"],
+                                                           **overlap(runs[0]), "passes": passes}),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
     }
     if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0 and not partial:
         # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule
         summary["pipeline_bubble_fraction"] = (finish_times[0] - first["compute_time_ns"]) / first["compute_time_ns"]
-    tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
-              **_network_tables(network, monitor)}
     return RunResult(summary["name"], summary, tables)
 
 
@@ -189,14 +244,14 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
 
     per_npu = [npu_totals(run, network.env.now) for run in runs]
     overlap0 = {key: per_npu[0][key] for key in ("comm_busy_time_ns", "compute_comm_overlap_ns", "overlap_fraction")}
+    tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
     summary = {
         "name": f"{trace.name}-{network_cfg.name}",
         **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
                      "in_flight": in_flight, "memory": memory.path if memory is not None else None},
     }
-    tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
     return RunResult(summary["name"], summary, tables)
 
 
@@ -213,14 +268,17 @@ BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
 }
 
 
-def collective_tracker(expected_bytes: int | None):
-    """Progress of a collective: bytes delivered over the bytes it will send (from the analytical
-    model, which sends the same messages), or over the bytes sent so far when that is unknown."""
+def collective_tracker(systems: list, events: list):
+    """Progress of a collective: bytes delivered over the bytes its algorithms will send (their
+    closed forms, summed when every NPU issued it); 100% once every NPU has finished."""
+    expected = sum(record.planned_bytes for system in systems for record in system.records)
 
     def track(network) -> tuple[float, str]:
         delivered = sum(network.bytes_received)
-        total = expected_bytes or sum(network.bytes_sent) or 1
-        return delivered / total, f"{delivered:,} of {total:,} bytes delivered"
+        text = f"{format_size(delivered)} of {format_size(expected)} delivered"
+        if all(event.processed for event in events):
+            return 1.0, text
+        return min(0.999, delivered / expected if expected > 0 else 0.0), text
 
     return track
 
@@ -232,16 +290,15 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
-    expected_bytes = None
-    if monitor is not None and not isinstance(monitor.view, NullView) and network_cfg.backend != "analytical":
-        analytical = replace(network_cfg, backend="analytical")
-        expected_bytes = run_collective(analytical, system_cfg, kind, nbytes, seed).summary["bytes_sent_total"]
     monitor = monitor or RunMonitor()
-    monitor.tracker = collective_tracker(expected_bytes)
     started = time.perf_counter()
     topology = network_cfg.build_topology()
+    if topology.npus < 2:
+        raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
+    for line in budget(network, systems[0], [(kind, nbytes)], 1).check(f"this {kind}"):
+        monitor.note(line)
     functional = None
     if verify:
         from system.functional import MAX_ELEMENTS, Functional
@@ -251,42 +308,57 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
                               f"NPUs is too large; verify at most {MAX_ELEMENTS // topology.npus} B")
         functional = Functional(systems, seed)
     events = [system.collective(kind, nbytes) for system in systems]
+    monitor.tracker = collective_tracker(systems, events)
     partial = _simulate(network, monitor)
     if not partial:
         _check_finished(network, [i for i, event in enumerate(events) if not event.processed])
         if functional is not None:
             functional.verify()
     wall = time.perf_counter() - started
-    duration = network.env.now if partial else max(event.value.finished_at for event in events)
+    records = [system.records[0] for system in systems]
+    finished = [event.value.finished_at for event in events if event.processed]
+    duration = max(finished) if len(finished) == len(events) else None  # None: interrupted before the end
+    tables = {**_network_tables(network, monitor), "detailed": collective_phases(records)}
     n = topology.npus
     data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
-    algbw = data_bytes / duration if duration > 0 else float("inf")
+    algbw = None if duration is None else data_bytes / duration if duration > 0 else float("inf")
     summary = {
         "name": f"{kind}-{nbytes}B-{network_cfg.name}",
         "collective": kind,
         "size_bytes": nbytes,
         "npus": n,
+        "npus_finished": len(finished),
         "collective_time_ns": duration,
         "algbw_GBps": algbw,
-        "busbw_GBps": algbw * BUS_FACTOR[kind](n),
+        "busbw_GBps": None if algbw is None else algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
-        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial),
+        **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
     }
-    tables = _network_tables(network, monitor)
-    if events[0].processed:
-        record = events[0].value
-        tables["detailed"] = pd.DataFrame([
-            {"chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm, "bytes": p.nbytes,
-             "queueing_delay_ns": p.queueing_delay_ns, "network_delay_ns": p.network_delay_ns}
-            for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)])
     return RunResult(summary["name"], summary, tables)
 
 
-def write_outputs(result: RunResult, out_dir: Path) -> Path:
-    """Write summary.json and every table as CSV into `out_dir` (created if needed)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "summary.json").write_text(report.to_json(result.summary) + "\n")
-    for name, frame in result.tables.items():
-        frame.to_csv(out_dir / f"{name}.csv", index=False)
-    return out_dir
+COLLECTIVE_PHASE_COLUMNS = {
+    "npu": "the NPU whose view the row is (every NPU of the collective has its rows)",
+    "chunk": "chunk index (the collective is split into preferred-dataset-splits chunks)",
+    "phase": "phase of the chunk, from 1 (e.g. reduce-scatter on dim 0, then all-reduce on dim 1, ...)",
+    "dim": "topology dimension of the phase; empty for a flat phase over the whole communicator",
+    "op": "what the phase does (reduce-scatter, all-gather, all-reduce, all-to-all, broadcast, ...)",
+    "algorithm": "the algorithm that ran it (ring, direct, ...)",
+    "bytes": "data the phase starts with on this NPU",
+    "queued_at_ns": "when the phase joined its dimension's queue",
+    "queueing_delay_ns": "time queued before every member of its group was there and a slot was free",
+    "network_delay_ns": "time from its start until this NPU's part ended (its last receive, plus endpoint "
+                        "delays); a rooted collective's root may finish long before the others",
+    "finished_at_ns": "when this NPU's part of the phase ended (empty: not finished, an interrupted run)",
+}
+
+
+def collective_phases(records: list) -> pd.DataFrame:
+    """detailed.csv of `netsim collective`: every NPU's chunks and phases (COLLECTIVE_PHASE_COLUMNS);
+    phases not started or not finished when a run was interrupted have empty times."""
+    rows = [{"npu": record.npu, "chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm,
+             "bytes": p.nbytes, "queued_at_ns": p.queued_at, "queueing_delay_ns": p.queueing_delay_ns,
+             "network_delay_ns": p.network_delay_ns, "finished_at_ns": p.finished_at}
+            for record in records for c, chunk in enumerate(record.chunks) for i, p in enumerate(chunk)]
+    return pd.DataFrame(rows, columns=list(COLLECTIVE_PHASE_COLUMNS)).astype({"dim": "Int64", "finished_at_ns": float})

@@ -33,10 +33,15 @@ import argparse
 import hashlib
 import itertools
 import json
+import math
 import os
+import re
 import signal
+import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +54,6 @@ from netsim.report import finite
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
-POSITIONAL = {"collective": ("kind",)}
 LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
 RECORD = {"point": int, "key": str, "params": dict, "seed": int, "status": str}  # every record's keys
 
@@ -73,7 +77,37 @@ class Point:
 @dataclass(frozen=True)
 class Study:
     results: Path
-    points: tuple
+    points: "Points"
+
+
+class Points(Sequence):
+    """A study's points, made when asked for (a study of a million points starts at once): the
+    grid's cartesian product times the zipped lists, point i seeded from the study seed by numpy's
+    SeedSequence (the i-th of its spawned children), whatever runs it."""
+
+    def __init__(self, base: dict, grid: dict, zipped: dict, seed: int):
+        self.base, self.seed = base, seed
+        self.grid_keys, self.grid_values = list(grid), list(grid.values())
+        self.zipped = [dict(zip(zipped, values)) for values in zip(*zipped.values())] or [{}]
+        self.combos = math.prod(len(values) for values in self.grid_values)
+
+    def __len__(self) -> int:
+        return self.combos * len(self.zipped)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        combo, z = divmod(index, len(self.zipped))
+        chosen = []
+        for values in reversed(self.grid_values):  # the last key varies fastest, as itertools.product
+            combo, i = divmod(combo, len(values))
+            chosen.append(values[i])
+        varied = {**dict(zip(self.grid_keys, reversed(chosen))), **self.zipped[z]}
+        seed = int(np.random.SeedSequence(self.seed, spawn_key=(index,)).generate_state(1)[0])
+        return Point(index, varied, {**self.base, **varied}, seed)
 
 
 def _value(table: dict, name: str, parse, default, source):
@@ -91,6 +125,14 @@ def _lists(table, name: str, source) -> dict:
     return dict(table)
 
 
+def _one_backend(base: dict, grid: dict, zipped: dict, source) -> None:
+    """`backend` (the --backend option) and `network.backend` (a --set) name the same thing: one only."""
+    keys = {key for table in (base, grid, zipped) for key in table}
+    if "backend" in keys and "network.backend" in keys:
+        raise source.error("network.backend", "the study sets the backend twice, as 'backend' and as "
+                                              "'network.backend': keep one")
+
+
 def load_study(path: Path) -> Study:
     """Read and expand a study file (see the module docstring)."""
     table, source = read_toml(path)
@@ -103,6 +145,10 @@ def load_study(path: Path) -> Study:
         raise source.error("base.command", f"expected one of {', '.join(COMMANDS)}")
     grid = _lists(_value(table, "grid", as_table, {}, source), "grid", source)
     zipped = _lists(_value(table, "zip", as_table, {}, source), "zip", source)
+    for name, varied in (("grid", grid), ("zip", zipped)):
+        if name in table and not varied:
+            raise source.error(name, f"[{name}] is empty: list the values to vary in it, or leave it out")
+    _one_backend(base, grid, zipped, source)
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
         raise source.error("zip", f"lists of different lengths {sorted(lengths)}: zipped lists vary together")
@@ -112,49 +158,32 @@ def load_study(path: Path) -> Study:
     results_name = table.get("results", f"{path.stem}.results.jsonl")
     if not isinstance(results_name, str) or not results_name:
         raise source.error("results", f"expected a file name, got {results_name!r}")
+    if Path(results_name).name != results_name or results_name in (".", ".."):
+        raise source.error("results", f"expected a file name in the study's folder, got {results_name!r} "
+                                      f"(results stay beside the study)")
     results = path.parent / results_name
     return Study(results, expand(base, grid, zipped, seed))
 
 
-def expand(base: dict, grid: dict, zipped: dict, seed: int) -> tuple:
-    """The points of a study: the grid's cartesian product times the zipped lists, each point
-    seeded from `seed` by its index (numpy SeedSequence), whatever runs it."""
-    combos = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
-    zips = [dict(zip(zipped, values)) for values in zip(*zipped.values())] or [{}]
-    varied = [{**g, **z} for g in combos for z in zips]
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(len(varied))]
-    return tuple(Point(i, v, {**base, **v}, s) for i, (v, s) in enumerate(zip(varied, seeds)))
+def expand(base: dict, grid: dict, zipped: dict, seed: int) -> Points:
+    """The points of a study (see Points)."""
+    return Points(base, grid, zipped, seed)
 
 
 def point_argv(point: Point, parser=None) -> list[str]:
     """The command line a point stands for (`parser`: the netsim parser, built if not given)."""
-    from netsim.cli import build_parser
+    from netsim.cli import command_line
 
-    params = dict(point.params)
-    command = params.pop("command")
-    parser = parser or build_parser()
-    sub = parser._subparsers._group_actions[0].choices[command]  # argparse keeps subparsers here
-    options = {action.dest: action for action in sub._actions if action.option_strings}
-    argv = [command] + [str(params.pop(name)) for name in POSITIONAL.get(command, ()) if name in params]
-    for key, value in params.items():
-        action = options.get(key.replace("-", "_"))
-        if action is None or action.dest in ("help", "set", "seed", "out", "json", "quiet"):
-            rendered = json.dumps(value) if not isinstance(value, str) else value
-            argv += ["--set", f"{key}={rendered}"]
-        elif isinstance(value, bool):
-            argv += [action.option_strings[0]] if value else []
-        else:
-            argv += [action.option_strings[0], str(value)]
-    return argv + ["--seed", str(point.seed), "--quiet"]
+    return command_line(point.params, parser) + ["--seed", str(point.seed), "--quiet"]
 
 
 def run_point(point: Point) -> dict:
     """Run one point (in a worker); never raises: a failure becomes the record's error."""
-    from netsim.cli import OneLineParser, build_parser
+    from netsim.cli import build_parser
 
     record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
     try:
-        parser = build_parser(OneLineParser)
+        parser = build_parser()
         args = parser.parse_args(point_argv(point, parser))  # a bad option: ConfigError
         result = args.scenario(args, RunMonitor())
     except NetsimError as exc:
@@ -219,12 +248,23 @@ def open_results(path: Path):
         raise ConfigError(f"{path}: cannot write the results file ({exc.strerror})") from None
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # workers: Ctrl-C is the parent's to handle
+def _worker_start(parent: int) -> None:
+    """In each worker process: Ctrl-C and SIGTERM are the parent's to handle (SIGTERM, sent by the
+    parent to stop a worker, ends it at once), and a worker whose parent has died (killed, even by
+    SIGKILL) exits within half a second instead of waiting for work forever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def watch_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch_parent, name="netsim-parent-watch", daemon=True).start()
 
 
 class SweepState:
-    """Monitor of a sweep: Ctrl-C flag (netsim.progress.interruptible) and the progress view."""
+    """Monitor of a sweep: stop flag (netsim.progress.interruptible: Ctrl-C, SIGTERM) and the view."""
 
     def __init__(self, view, total: int, skipped: int):
         self.view = view
@@ -232,6 +272,7 @@ class SweepState:
         self.done = skipped
         self.failed = 0
         self.interrupted = False
+        self.stop_signal = None
         self.started = time.perf_counter()
         self.next_refresh = 0.0
 
@@ -242,50 +283,88 @@ class SweepState:
         if now >= self.next_refresh or self.done == self.total:
             self.next_refresh = now + self.view.period
             self.view.update(Snapshot("netsim sweep", self.done / max(1, self.total),
-                                      f"{self.done}/{self.total} points, {self.failed} failed", now - self.started))
+                                      f"{self.done:,}/{self.total:,} points, {self.failed} failed", now - self.started))
 
 
-def _local(points, jobs: int, state: SweepState, emit) -> None:
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
-        pending = {pool.submit(run_point, point) for point in points}
-        try:
-            while pending and not state.interrupted:
-                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    emit(future.result())
-        finally:
-            for future in pending:
-                future.cancel()
-            if state.interrupted:
-                for process in list(getattr(pool, "_processes", {}).values()):
-                    process.terminate()  # running points are lost; finished ones are in the file
+def _local(todo, jobs: int, state: SweepState, emit) -> None:
+    """Run the points of the iterator `todo` in `jobs` worker processes, at most 2 * jobs handed out
+    at a time (a million-point study is not submitted up front); on a stop, end the workers."""
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
+    pending: set = set()
+    try:
+        while not state.interrupted:
+            while len(pending) < 2 * jobs and (point := next(todo, None)) is not None:
+                pending.add(pool.submit(run_point, point))
+            if not pending:
+                break
+            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                emit(future.result())
+    except BrokenProcessPool:
+        raise NetsimError("a sweep worker process died (out of memory, or killed); finished points are "
+                          "in the results file, a rerun resumes") from None
+    finally:
+        for future in pending:
+            future.cancel()
+        if state.interrupted or pending:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()  # running points are lost; finished ones are in the file
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(points, scheduler: str, state: SweepState, emit) -> None:
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address netsim can use: tcp://HOST:PORT. netsim trusts the cluster it is
+    given (points and results travel pickled), and TLS needs certificates netsim does not take."""
+    if address.startswith("tls://"):
+        raise ConfigError(f"--scheduler {address}: TLS is not supported; netsim trusts the Dask cluster it is "
+                          f"given (points and results travel pickled), so use tcp:// on a network you trust "
+                          f"(e.g. through an SSH tunnel)")
+    if not re.fullmatch(r"tcp://(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):[0-9]{1,5}", address):
+        raise ConfigError(f"--scheduler {address!r}: expected a Dask scheduler address tcp://HOST:PORT, "
+                          f"e.g. tcp://127.0.0.1:8786")
+    return address
+
+
+def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
+    """Run the points of `todo` on a Dask cluster, a bounded number submitted at a time."""
     try:
         from distributed import Client, as_completed
     except ModuleNotFoundError:
         raise ConfigError("--scheduler needs Dask: pip install 'netsim[dask]'") from None
     try:
         client = Client(scheduler, timeout="10s")
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
     with client:
-        futures = client.map(run_point, points, pure=False)
+        in_flight = 2 * max(1, sum(client.nthreads().values()))
+        futures = as_completed(client.map(run_point, list(itertools.islice(todo, in_flight)), pure=False))
         try:
-            for future in as_completed(futures):
+            for future in futures:
                 emit(future.result())
                 if state.interrupted:
                     break
+                point = next(todo, None)
+                if point is not None:
+                    futures.add(client.submit(run_point, point, pure=False))
         finally:
-            client.cancel(futures)
+            futures.clear()
+            client.cancel(list(client.futures.values()) if hasattr(client, "futures") else [])
 
 
 def run_study(study: Study, jobs: int | None = None, scheduler: str | None = None, view=None) -> dict:
-    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted)."""
-    done = {key: record for key, record in read_results(study.results).items() if record["status"] == "ok"}
-    todo = [point for point in study.points if point.key not in done]
-    state = SweepState(view or NullView(), len(study.points), len(study.points) - len(todo))
+    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted,
+    stop_signal, results). Points are made and checked against the results file as they are handed
+    out, so a large study shows progress at once. A results file holding records of other points
+    (another study's, or this one's before it changed) is never written over: a one-line error."""
+    if scheduler:
+        check_scheduler(scheduler)
+    records = own_records(study, read_results(study.results))
+    done = {key for key, record in records.items() if record["status"] == "ok"}
+    total = len(study.points)
+    state = SweepState(view or NullView(), total, len(done))
+    state.view.update(Snapshot("netsim sweep", state.done / max(1, total),
+                               f"{state.done:,}/{total:,} points (already done: {len(done):,})", 0.0))
+    todo = (point for point in study.points if point.key not in done)
     with open_results(study.results) as out, watching(state):
         def emit(record: dict) -> None:
             out.write(json.dumps(record, sort_keys=True) + "\n")
@@ -293,20 +372,33 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
             os.fsync(out.fileno())
             state.record(record)
 
-        if todo and scheduler:
+        if scheduler:
             _dask(todo, scheduler, state, emit)
-        elif todo:
+        else:
             _local(todo, jobs or os.cpu_count() or 1, state, emit)
-    records = read_results(study.results)
-    if not state.interrupted and all(point.key in records for point in study.points):
-        ordered = [records[point.key] for point in study.points]
-        temporary = study.results.with_suffix(".tmp")
+    records = own_records(study, read_results(study.results))
+    if not state.interrupted and len(records) == total:
+        ordered = sorted(records.values(), key=lambda record: record["point"])
+        temporary = study.results.with_name(f".{study.results.name}.{os.getpid()}.tmp")
         temporary.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered))
         os.replace(temporary, study.results)
-    failed = sum(records.get(p.key, {}).get("status") == "error" for p in study.points)
-    return {"points": len(study.points), "skipped": len(study.points) - len(todo), "failed": failed,
-            "ok": sum(records.get(p.key, {}).get("status") == "ok" for p in study.points),
-            "interrupted": state.interrupted, "results": str(study.results)}
+    statuses = [record["status"] for record in records.values()]
+    return {"points": total, "skipped": len(done), "failed": statuses.count("error"), "ok": statuses.count("ok"),
+            "interrupted": state.interrupted, "stop_signal": state.stop_signal, "results": str(study.results)}
+
+
+def own_records(study: Study, records: dict[str, dict]) -> dict[str, dict]:
+    """`records` (a results file's, by key), checked to be this study's: each names a point of the
+    study by index and key. Cost: one point per record, not the whole study."""
+    total = len(study.points)
+    strangers = [record for key, record in records.items()
+                 if not 0 <= record["point"] < total or study.points[record["point"]].key != key]
+    if strangers:
+        raise ConfigError(f"{study.results}: holds {len(strangers)} record(s) of points not in this study (e.g. "
+                          f"point {strangers[0]['point']} with other parameters: another study's results, or "
+                          f"this study before it changed); netsim will not write over it: move it away or give "
+                          f"the study another 'results' name")
+    return records
 
 
 def sweep(name: str, base: dict, grid: dict, out_dir: Path, zipped: dict | None = None, seed: int = 0,
@@ -332,6 +424,42 @@ def results_frame(path: Path):
     rows = [{"point": r["point"], "seed": r["seed"], "status": r["status"], "error": r.get("error", ""),
              **r["params"], **r.get("result", {})} for r in read_results(path).values()]
     return pd.DataFrame(rows).sort_values("point").reset_index(drop=True) if rows else pd.DataFrame()
+
+
+# the metric a study report shows first, by what the points measured (the first found)
+HEADLINE_METRICS = ("collective_time_ns", "end_to_end_time_ns", "saturation_load", "avg_packet_latency_cycles")
+
+
+def varied_keys(path: Path) -> list[str]:
+    """The parameters a results file's points vary, in the order the study lists them."""
+    keys: dict[str, None] = {}
+    for record in sorted(read_results(path).values(), key=lambda r: r["point"]):
+        keys.update(dict.fromkeys(record["params"]))
+    return list(keys)
+
+
+def headline_metric(frame, metric: str | None = None) -> str:
+    """`metric` (checked to be a column of the results) or the first of HEADLINE_METRICS there."""
+    if metric is not None:
+        if metric not in frame.columns:
+            numeric = [c for c in frame.columns if c not in ("point", "seed") and frame[c].dtype.kind in "if"]
+            raise ConfigError(f"--metric {metric}: not in these results (numbers there: {', '.join(numeric)})")
+        return metric
+    found = [name for name in HEADLINE_METRICS if name in frame.columns]
+    if not found:
+        raise ConfigError("no finished point in these results to report on")
+    return found[0]
+
+
+def study_results(path: Path) -> Path:
+    """The results file of `path`: the file itself, or the one *.results.jsonl in a study's folder."""
+    if path.is_dir():
+        found = sorted(path.glob("*.results.jsonl"))
+        if len(found) != 1:
+            what = "no" if not found else f"{len(found)}"
+            raise ConfigError(f"{path}: {what} *.results.jsonl files here; name the one to report on")
+        return found[0]
+    return path
 
 
 def study_arguments(description: str, default_out: str, quick_help: str) -> argparse.ArgumentParser:

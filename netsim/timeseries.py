@@ -39,6 +39,7 @@ class LinkSampler:
         if len(self.samples) >= 2 * self.keep:
             self.samples = self.samples[::2]
             self.interval *= 2
+        network.next_counter_read = self.next_at
 
     def frame(self) -> pd.DataFrame:
         """Long format, one row per sample and link: TIMESERIES_COLUMNS."""

@@ -68,6 +68,10 @@ def parse_bandwidth(value: object) -> float:
     """'100GB/s' -> 100.0 (GB/s = bytes/ns). Plain numbers are GB/s; 'Gbps'/'Gb/s' are bits."""
     expected = "a bandwidth like '100GB/s', '400Gbps' or a number of GB/s"
     number, unit = _split(value, expected)
+    if unit.lower().endswith("bps") and "B" in unit:  # 'GBps': bytes to some readers, bits to others
+        prefix = unit[:-3]
+        raise UnitError(f"expected {expected}, got {value!r} (ambiguous unit {unit!r}: write "
+                        f"'{prefix}B/s' for bytes or '{prefix}bps' for bits)")
     factor = _BIT_RATE_UNITS.get(unit)
     if factor is None:
         factor = BANDWIDTH_UNITS.get(unit.lower())

@@ -7,10 +7,15 @@ buffer depth x VC count:
 - the time of one all-reduce (256 KiB quick, 16 MiB full);
 - one training iteration: ResNet-50 data-parallel (full; --quick uses the one-layer
   microAllReduce workload instead, since a packet-level ResNet-50 iteration takes ~15 s);
-- the saturation throughput of uniform random traffic (highest offered load not saturated).
+- the saturation throughput of uniform random traffic, bracketed by the loads measured
+  (netsim.saturation: a load is past saturation when its packets did not drain, its latency passed
+  3x zero-load, or its accepted load fell short of the offered by more than counting noise;
+  "< x" when even the lowest load was, "> x" when none was). Quick mode measures 2000-cycle
+  windows (after 400 warm-up cycles) at 8 loads: long enough that noise alone reads as saturation
+  in fewer than 1 in 300 points.
 
-Writes buffers.csv and buffers.png into the results folder and prints the headline finding.
-Points run in parallel and resume (their results files are netsim sweep files).
+Writes buffers.csv and buffers.png into the results folder and prints the headline, built from the
+same table. Points run in parallel and resume (their results files are netsim sweep files).
 
     python scripts/buffer_study.py --quick --out results/buffers
 """
@@ -21,18 +26,35 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim import traffic
 from netsim.plots import pyplot
+from netsim.saturation import Saturation, saturation
 from netsim.sweep import results_folder, study_arguments, sweep
 
 NETWORKS = {"switch-16": "flat", "dgx-8x4": "hierarchical"}
 KNOBS = ["garnet.buffer_flits", "garnet.vcs"]
+ZERO_LOAD = 0.01  # the load whose latency stands for zero-load latency
 
 
 def grid(quick: bool) -> dict:
     return {"network": list(NETWORKS),
             "garnet.buffer_flits": [2, 8] if quick else [1, 2, 4, 8, 16, 32],
             "garnet.vcs": [2, 4] if quick else [2, 4, 8]}
+
+
+def loads(quick: bool) -> list[float]:
+    """Offered loads measured (flits/node/cycle), besides ZERO_LOAD."""
+    if quick:
+        return [0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6]
+    return [0.025] + [round(0.05 * k, 2) for k in range(1, 21)]
+
+
+def saturations(synthetic: pd.DataFrame, keys: list[str]) -> dict[tuple, Saturation]:
+    """The saturation bracket of each configuration (`keys`) from its latency/load points."""
+    result = {}
+    for key, group in synthetic.groupby(keys):
+        zero = group.loc[group["rate"] == ZERO_LOAD, "avg_packet_latency_cycles"].iloc[0]
+        result[key] = saturation(group[group["rate"] != ZERO_LOAD].to_dict("records"), zero)
+    return result
 
 
 def measure(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
@@ -42,56 +64,76 @@ def measure(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
     workload = "microAllReduce" if quick else "Resnet50_DataParallel"
     train = sweep("iteration", {"command": "run", "backend": "garnet", "workload": workload}, grid(quick), out,
                   jobs=jobs)
-    rates = [0.002, 0.1, 0.2, 0.3, 0.4, 0.6] if quick else [0.002] + [round(0.05 * k, 2) for k in range(1, 21)]
-    synthetic = sweep("saturation", {"command": "synth", "pattern": "uniform", "cycles": 500 if quick else 3000},
-                      {**grid(quick), "rate": rates}, out, jobs=jobs)
-    saturation = []
-    for key, group in synthetic.groupby(keys):
-        zero = group.loc[group["rate"] == 0.002, "avg_packet_latency_cycles"].iloc[0] or 1
-        loaded = group[group["rate"] != 0.002]
-        ok = [r["offered_load"] for r in loaded.to_dict("records") if not traffic.saturated(r, zero)]
-        saturation.append({**dict(zip(keys, key)), "saturation_load": max(ok, default=0.0)})
+    synthetic = sweep("saturation", {"command": "synth", "pattern": "uniform", "cycles": 2000 if quick else 5000},
+                      {**grid(quick), "rate": [ZERO_LOAD] + loads(quick)}, out, jobs=jobs)
+    rows = [{**dict(zip(keys, key)), "saturation_low": bracket.low, "saturation_high": bracket.high,
+             "saturation": bracket.text()} for key, bracket in saturations(synthetic, keys).items()]
     frame = coll[keys + ["collective_time_ns"]].merge(
         train[keys + ["end_to_end_time_ns"]].rename(columns={"end_to_end_time_ns": f"{workload}_iteration_ns"}),
-        on=keys).merge(pd.DataFrame(saturation), on=keys)
+        on=keys).merge(pd.DataFrame(rows), on=keys)
     frame.insert(1, "topology", frame["network"].map(NETWORKS))
     return frame
 
 
 def plot(out: Path, frame: pd.DataFrame) -> None:
     plt = pyplot()
-    metrics = [c for c in frame.columns if c.endswith("_ns") or c == "saturation_load"]
-    fig, axes = plt.subplots(len(NETWORKS), len(metrics), figsize=(4.5 * len(metrics), 3.3 * len(NETWORKS)),
-                             squeeze=False)
+    times = [c for c in frame.columns if c.endswith("_ns")]
+    fig, axes = plt.subplots(len(NETWORKS), len(times) + 1, figsize=(4.6 * (len(times) + 1), 3.4 * len(NETWORKS)),
+                             squeeze=False, constrained_layout=True)
+    markers, styles = "os^D", ("-", "--", ":", "-.")
+    depths = sorted(frame["garnet.buffer_flits"].unique())
     for row, network in enumerate(NETWORKS):
         part = frame[frame["network"] == network]
-        for col, metric in enumerate(metrics):
+        for col, metric in enumerate(times):
             ax = axes[row][col]
-            for vcs, group in part.groupby("garnet.vcs"):
-                ax.plot(group["garnet.buffer_flits"], group[metric] / (1e3 if metric.endswith("_ns") else 1),
-                        marker="o", label=f"{vcs} VCs")
+            for index, (vcs, group) in enumerate(part.groupby("garnet.vcs")):
+                ax.plot(group["garnet.buffer_flits"], group[metric] / 1e3, marker=markers[index % 4],
+                        linestyle=styles[index % 4], label=f"{vcs} VCs")
+            ax.set_ylabel(metric.removesuffix("_ns").replace("_", " ") + " (us)")
+        ax = axes[row][len(times)]
+        for index, (vcs, group) in enumerate(part.groupby("garnet.vcs")):
+            known = group["saturation_low"].notna()
+            bounded = ~known & group["saturation_high"].notna()
+            high = group["saturation_high"].fillna(group["saturation_low"])
+            line, = ax.plot(group["garnet.buffer_flits"][known], group["saturation_low"][known],
+                            marker=markers[index % 4], linestyle=styles[index % 4], label=f"{vcs} VCs")
+            ax.vlines(group["garnet.buffer_flits"][known], group["saturation_low"][known], high[known],
+                      color=line.get_color(), alpha=0.5)
+            if bounded.any():
+                ax.plot(group["garnet.buffer_flits"][bounded], group["saturation_high"][bounded], "v",
+                        color=line.get_color(), markersize=9, label=f"{vcs} VCs: below the lowest load")
+        ax.set_ylabel("saturation load (flits/node/cycle)")
+        ax.set_ylim(bottom=0)
+        for ax in axes[row]:
             ax.set_xscale("log", base=2)
+            ax.set_xticks(depths, [str(d) for d in depths])
+            ax.minorticks_off()
             ax.set_xlabel("buffer depth (flits per VC)")
-            ax.set_ylabel(metric.replace("_ns", " (us)"))
             ax.set_title(f"{NETWORKS[network]} ({network})", fontsize=9)
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "buffers.png", dpi=110, bbox_inches="tight")
+            ax.legend(fontsize=7, loc="best")
+    fig.suptitle("buffer depth and VCs on the packet backend (saturation: sustained load, bar up to the first "
+                 "load past saturation)", fontsize=10)
+    fig.savefig(out / "buffers.png", dpi=120)
     plt.close(fig)
 
 
 def headline(frame: pd.DataFrame) -> str:
+    """One line per network, every figure read from `frame` (the table buffers.csv holds)."""
     iteration = [c for c in frame.columns if c.endswith("_iteration_ns")][0]
     lines = []
-    for network, part in frame.groupby("network"):
+    for network, part in frame.groupby("network", sort=False):
         small = part.loc[part["garnet.buffer_flits"].idxmin()]
         best = part.loc[part["collective_time_ns"].idxmin()]
+        worst_sat = part.loc[part["saturation_low"].fillna(-1).idxmin()]
+        best_sat = part.loc[part["saturation_low"].fillna(-1).idxmax()]
         lines.append(
             f"{NETWORKS[network]} {network}: all-reduce {small['collective_time_ns'] / best['collective_time_ns']:.2f}x "
             f"slower with {small['garnet.buffer_flits']:.0f}-flit buffers, {small['garnet.vcs']:.0f} VCs than the best "
             f"({best['garnet.buffer_flits']:.0f} flits, {best['garnet.vcs']:.0f} VCs); iteration "
             f"{part[iteration].max() / part[iteration].min():.3f}x between worst and best; saturation "
-            f"{part['saturation_load'].min():.2f}..{part['saturation_load'].max():.2f} flits/node/cycle")
+            f"{worst_sat['saturation']} ({worst_sat['garnet.buffer_flits']:.0f} flits, {worst_sat['garnet.vcs']:.0f} "
+            f"VCs) to {best_sat['saturation']} ({best_sat['garnet.buffer_flits']:.0f} flits, "
+            f"{best_sat['garnet.vcs']:.0f} VCs) flits/node/cycle")
     return "\n".join(lines)
 
 

@@ -1,17 +1,24 @@
-"""Congestion study: how much slower are collectives on the packet backend than the analytical model predicts?
+"""Congestion study: how much slower are collectives on the packet backend than the analytical model predicts, and why?
 
 1. Collective time vs message size for all-reduce (ring, direct, halving-doubling) and all-to-all
    (ring, direct; halving-doubling does not implement all-to-all) on a torus (torus-4x4), a switch
-   (switch-16) and a hierarchical topology (dgx-8x4), on both backends. The congestion slowdown is
-   packet time / analytical time.
+   (switch-16) and a hierarchical topology (dgx-8x4), on both backends. The packet/analytical time
+   ratio mixes two things, told apart here:
+   - at sizes where the analytical time is mostly fixed latency (its intercept over sizes is at least
+     half of it: "latency-bound"), the ratio is the packet backend's per-message latency model
+     (router pipelines, packetization, whole cycles), not congestion;
+   - congestion is the extra time per byte: the packet backend's slope of time against size over the
+     analytical one's, between the two largest sizes (`congestion_slowdown`; NaN where even the
+     largest size is latency-bound, so nothing can be said about congestion there).
 2. Synthetic latency-vs-load curves (uniform, transpose, tornado) on the torus and the switch:
-   where each saturates (the highest offered load that is not saturated, as `netsim synth --sweep`).
+   where each saturates, bracketed by the loads measured (netsim.saturation).
 
-Writes collectives.csv, slowdown.csv, synth.csv, saturation.csv, slowdown.png and latency_vs_load.png
-into the results folder and prints the headline finding. Points run in parallel and resume (their
-results files are netsim sweep files). --quick: small sizes and loads, under a minute on 2 cores.
-Full: 1 KiB to 256 MiB (the packet backend up to --max-packet-size, 16 MiB by default: larger
-messages take it minutes each at ~400k flit-hops/s).
+Writes collectives.csv, slowdown.csv (per size, with its regime), congestion.csv (per collective:
+latency and congestion slowdowns), synth.csv, saturation.csv, slowdown.png and latency_vs_load.png
+into the results folder and prints the headline, built from those tables. Points run in parallel
+and resume (their results files are netsim sweep files). --quick: three sizes up to 4 MiB and
+1500-cycle windows, about a minute on 2 cores. Full: 1 KiB to 256 MiB (the packet backend up to
+--max-packet-size, 16 MiB by default: larger messages take it minutes each).
 
     python scripts/congestion_study.py --quick --out results/congestion
 """
@@ -22,8 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim import traffic
 from netsim.plots import pyplot
+from netsim.saturation import saturation
 from netsim.sweep import results_folder, study_arguments, sweep
 from netsim.units import format_size, parse_size
 
@@ -37,7 +44,7 @@ PAIRS = [("all-reduce", "ring"), ("all-reduce", "direct"), ("all-reduce", "halvi
 def sizes(quick: bool, cap: int) -> tuple[list[int], list[int]]:
     """(analytical sizes, packet-backend sizes) in bytes."""
     if quick:
-        every = [1024, 64 * 1024]
+        every = [1024, 2**20, 4 * 2**20]
     else:
         every = [1024 * 4**k for k in range(10)]  # 1 KiB .. 256 MiB
     return every, [s for s in every if s <= cap]
@@ -56,90 +63,162 @@ def collectives(out: Path, quick: bool, cap: int, jobs: int | None) -> pd.DataFr
                   "busbw_GBps", "bytes_sent_total", "events"]]
 
 
+KEYS = ["topology", "network", "kind", "algorithm"]
+
+
 def slowdown(frame: pd.DataFrame) -> pd.DataFrame:
-    keys = ["topology", "network", "kind", "algorithm", "size"]
-    table = frame.pivot_table(index=keys, columns="backend", values="collective_time_ns").dropna().reset_index()
-    table["slowdown"] = table["garnet"] / table["analytical"]
-    return table.rename(columns={"analytical": "analytical_ns", "garnet": "packet_ns"})
+    """Per collective and size: both times, their ratio, and the regime (latency-bound when the
+    analytical intercept, the time it charges whatever the size, is at least half its time)."""
+    table = frame.pivot_table(index=KEYS + ["size"], columns="backend",
+                              values="collective_time_ns").dropna().reset_index()
+    table = table.rename(columns={"analytical": "analytical_ns", "garnet": "packet_ns"})
+    table["slowdown"] = table["packet_ns"] / table["analytical_ns"]
+    intercepts = {key: fit(group, "analytical_ns")[0] for key, group in table.groupby(KEYS)}
+    table["latency_share"] = [intercepts[tuple(row[k] for k in KEYS)] / row["analytical_ns"]
+                              for row in table.to_dict("records")]
+    table["regime"] = ["latency-bound" if share >= 0.5 else "bandwidth-bound" for share in table["latency_share"]]
+    return table
 
 
-def synth(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
-    rates = [0.05, 0.2, 0.4, 0.6] if quick else [round(0.05 * k, 2) for k in range(1, 21)]
-    frame = sweep("synth", {"command": "synth", "cycles": 500 if quick else 4000},
-                  {"network": list(SYNTH_TOPOLOGIES), "pattern": list(PATTERNS), "rate": [0.002] + rates}, out,
-                  jobs=jobs)
-    zero_load = frame[frame["rate"] == 0.002].set_index(["network", "pattern"])["avg_packet_latency_cycles"]
-    frame = frame[frame["rate"] != 0.002].copy()
-    frame["saturated"] = [traffic.saturated(row, zero_load[row["network"], row["pattern"]] or 1)
-                          for row in frame.to_dict("records")]
-    return frame[["network", "pattern", "rate", "offered_load", "accepted_load", "avg_packet_latency_cycles",
-                  "p99_packet_latency_cycles", "avg_hops", "drained", "saturated"]]
+def fit(group: pd.DataFrame, column: str) -> tuple[float, float]:
+    """(intercept ns, slope ns/byte) of `column` against size through the two largest sizes."""
+    top = group.sort_values("size").tail(2)
+    (s1, t1), (s2, t2) = zip(top["size"], top[column])
+    slope = (t2 - t1) / (s2 - s1)
+    return t2 - slope * s2, slope
 
 
-def saturation(frame: pd.DataFrame) -> pd.DataFrame:
+def congestion(slow: pd.DataFrame) -> pd.DataFrame:
+    """Per collective: the latency slowdown at the smallest size, and the congestion slowdown (time
+    per byte, packet over analytical) between the two largest sizes, where they are bandwidth-bound."""
     rows = []
-    for (network, pattern), group in frame.groupby(["network", "pattern"]):
-        ok = group.loc[~group["saturated"], "offered_load"]
-        rows.append({"network": network, "pattern": pattern, "saturation_load": float(ok.max()) if len(ok) else 0.0,
-                     "saturated_within_range": bool(group["saturated"].any())})
+    for key, group in slow.groupby(KEYS):
+        smallest, largest = group.loc[group["size"].idxmin()], group.loc[group["size"].idxmax()]
+        _, packet_slope = fit(group, "packet_ns")
+        _, analytical_slope = fit(group, "analytical_ns")
+        bound = largest["regime"] == "bandwidth-bound"
+        rows.append({**dict(zip(KEYS, key)), "smallest_size": int(smallest["size"]),
+                     "smallest_regime": smallest["regime"], "latency_slowdown": smallest["slowdown"],
+                     "largest_size": int(largest["size"]),
+                     "largest_regime": largest["regime"],
+                     "congestion_slowdown": packet_slope / analytical_slope if bound else float("nan")})
     return pd.DataFrame(rows)
 
 
-def plot(out: Path, slow: pd.DataFrame, synthetic: pd.DataFrame) -> None:
+ZERO_LOAD = 0.01  # the load whose latency stands for zero-load latency
+
+
+def synth(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
+    rates = [0.05, 0.1, 0.2, 0.3, 0.4, 0.6] if quick else [round(0.05 * k, 2) for k in range(1, 21)]
+    frame = sweep("synth", {"command": "synth", "cycles": 1500 if quick else 5000},
+                  {"network": list(SYNTH_TOPOLOGIES), "pattern": list(PATTERNS), "rate": [ZERO_LOAD] + rates}, out,
+                  jobs=jobs)
+    return frame[["network", "pattern", "rate", "offered_load", "accepted_load", "avg_packet_latency_cycles",
+                  "p99_packet_latency_cycles", "avg_hops", "packets", "drained"]]
+
+
+def saturation_table(synthetic: pd.DataFrame) -> pd.DataFrame:
+    """Per network and pattern: the saturation bracket (netsim.saturation)."""
+    rows = []
+    for (network, pattern), group in synthetic.groupby(["network", "pattern"]):
+        zero = group.loc[group["rate"] == ZERO_LOAD, "avg_packet_latency_cycles"].iloc[0]
+        bracket = saturation(group[group["rate"] != ZERO_LOAD].to_dict("records"), zero)
+        rows.append({"network": network, "pattern": pattern, "saturation_low": bracket.low,
+                     "saturation_high": bracket.high, "saturation": bracket.text()})
+    return pd.DataFrame(rows)
+
+
+def plot(out: Path, slow: pd.DataFrame, synthetic: pd.DataFrame, sat: pd.DataFrame) -> None:
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(TOPOLOGIES), figsize=(5 * len(TOPOLOGIES), 3.8), sharey=True)
+    from matplotlib.ticker import FuncFormatter
+
+    fig, axes = plt.subplots(1, len(TOPOLOGIES), figsize=(5.2 * len(TOPOLOGIES), 4.0), sharey=True,
+                             constrained_layout=True)
+    sizes = sorted(slow["size"].unique())
     for ax, (network, topology) in zip(axes, TOPOLOGIES.items()):
-        for (kind, algorithm), group in slow[slow["network"] == network].groupby(["kind", "algorithm"]):
-            ax.plot(group["size"], group["slowdown"], marker="o", label=f"{kind} {algorithm}")
+        part = slow[slow["network"] == network]
+        latency = part[part["regime"] == "latency-bound"]
+        ax.scatter(latency["size"], latency["slowdown"], s=120, facecolors="none", edgecolors="0.6",
+                   label="analytical time mostly latency (circled)")
+        for index, ((kind, algorithm), group) in enumerate(part.groupby(["kind", "algorithm"])):
+            ax.plot(group["size"], group["slowdown"], marker="os^Dv"[index % 5],
+                    linestyle=("-", "--", ":", "-.")[index % 4], label=f"{kind} {algorithm}")
         ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes, [format_size(int(size)) for size in sizes], fontsize=8)
+        ax.minorticks_off()
         ax.axhline(1.0, color="grey", lw=0.8)
-        ax.set_title(f"{topology} ({network})")
-        ax.set_xlabel("bytes per NPU")
-    axes[0].set_ylabel("packet / analytical time")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("congestion slowdown of collectives")
-    fig.savefig(out / "slowdown.png", dpi=110, bbox_inches="tight")
+        ax.set_title(f"{topology} ({network})", fontsize=10)
+        ax.set_xlabel("size per NPU (bytes)")
+    axes[0].set_ylabel("packet / analytical time (ratio)")
+    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle("collective time, packet backend over the analytical model (congestion: the growth with size; "
+                 "congestion.csv)", fontsize=10)
+    fig.savefig(out / "slowdown.png", dpi=120)
     plt.close(fig)
-    fig, axes = plt.subplots(1, len(SYNTH_TOPOLOGIES), figsize=(5 * len(SYNTH_TOPOLOGIES), 3.8))
+    fig, axes = plt.subplots(1, len(SYNTH_TOPOLOGIES), figsize=(5.2 * len(SYNTH_TOPOLOGIES), 4.0),
+                             constrained_layout=True)
     for ax, network in zip(axes, SYNTH_TOPOLOGIES):
-        for pattern, group in synthetic[synthetic["network"] == network].groupby("pattern"):
-            ax.plot(group["offered_load"], group["avg_packet_latency_cycles"], marker="o", label=pattern)
+        loaded = synthetic[(synthetic["network"] == network) & (synthetic["rate"] != ZERO_LOAD)]
+        for index, (pattern, group) in enumerate(loaded.groupby("pattern")):
+            line, = ax.plot(group["rate"], group["avg_packet_latency_cycles"], marker="os^"[index % 3],
+                            label=pattern)
+            bracket = sat[(sat["network"] == network) & (sat["pattern"] == pattern)].iloc[0]
+            if pd.notna(bracket["saturation_high"]):
+                ax.axvline(bracket["saturation_high"], color=line.get_color(), linestyle=":", linewidth=1,
+                           label=f"{pattern}: first load past saturation")
         ax.set_yscale("log")
-        ax.set_title(network)
-        ax.set_xlabel("offered load (flits/node/cycle)")
-    axes[0].set_ylabel("average packet latency (cycles)")
-    axes[0].legend(fontsize=8)
-    fig.savefig(out / "latency_vs_load.png", dpi=110, bbox_inches="tight")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda value, _position: f"{value:g}"))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.set_title(network, fontsize=10)
+        ax.set_xlabel("offered load per injecting node (flits/node/cycle)")
+        ax.set_ylabel("average packet latency (cycles)")
+        ax.legend(fontsize=7)
+    fig.suptitle("synthetic traffic on the packet backend", fontsize=10)
+    fig.savefig(out / "latency_vs_load.png", dpi=120)
     plt.close(fig)
 
 
-def headline(slow: pd.DataFrame, sat: pd.DataFrame) -> str:
-    worst = slow.loc[slow["slowdown"].idxmax()]
-    per_topology = slow.groupby("topology")["slowdown"].median()
-    lines = [f"largest congestion slowdown: {worst['slowdown']:.2f}x for {worst['kind']} {worst['algorithm']} of "
-             f"{format_size(int(worst['size']))} on {worst['network']}",
-             "median slowdown per topology: " + ", ".join(f"{t} {v:.2f}x" for t, v in per_topology.items())]
+def headline(slow: pd.DataFrame, cong: pd.DataFrame, sat: pd.DataFrame) -> str:
+    """Three lines, every figure read from the tables written beside them."""
+    judged = cong.dropna(subset=["congestion_slowdown"])
+    if judged.empty:
+        lines = ["congestion: no collective was bandwidth-bound at its largest size, so none can be judged"]
+    else:
+        worst = judged.loc[judged["congestion_slowdown"].idxmax()]
+        per_topology = judged.groupby("topology")["congestion_slowdown"].median()
+        lines = [f"congestion (time per byte, packet/analytical, {format_size(int(worst['largest_size']))} and the "
+                 f"size below): largest {worst['congestion_slowdown']:.2f}x for {worst['kind']} {worst['algorithm']} "
+                 f"on {worst['network']}; median per topology: "
+                 + ", ".join(f"{t} {v:.2f}x" for t, v in per_topology.items())]
+    latency = cong[cong["smallest_regime"] == "latency-bound"]
+    if len(latency):
+        sizes = ", ".join(format_size(int(size)) for size in sorted(latency["smallest_size"].unique()))
+        lines.append(f"at {sizes}, latency-bound ({len(latency)} of {len(cong)} collectives): packet/analytical "
+                     f"{latency['latency_slowdown'].min():.2f}x..{latency['latency_slowdown'].max():.2f}x, the packet "
+                     f"backend's per-message latency (router pipelines, packetization, whole cycles), not congestion")
     lines.append("saturation (flits/node/cycle): " + ", ".join(
-        f"{r.network} {r.pattern} {'>' if not r.saturated_within_range else ''}{r.saturation_load:.2f}"
-        for r in sat.itertuples()))
+        f"{r.network} {r.pattern} {r.saturation}" for r in sat.itertuples()))
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = study_arguments(__doc__.split("\n")[0], "results/congestion", "small sizes and loads (under a minute)")
+    parser = study_arguments(__doc__.split("\n")[0], "results/congestion", "three sizes, short windows (about a minute)")
     parser.add_argument("--max-packet-size", default="16MiB", help="largest size run on the packet backend")
     args = parser.parse_args()
     out = results_folder(args)
     frame = collectives(out, args.quick, parse_size(args.max_packet_size), args.jobs)
     slow = slowdown(frame)
+    cong = congestion(slow)
     synthetic = synth(out, args.quick, args.jobs)
-    sat = saturation(synthetic)
+    sat = saturation_table(synthetic)
     frame.to_csv(out / "collectives.csv", index=False)
     slow.to_csv(out / "slowdown.csv", index=False)
+    cong.to_csv(out / "congestion.csv", index=False)
     synthetic.to_csv(out / "synth.csv", index=False)
     sat.to_csv(out / "saturation.csv", index=False)
-    plot(out, slow, synthetic)
-    print(headline(slow, sat))
+    plot(out, slow, synthetic, sat)
+    print(headline(slow, cong, sat))
     print(f"wrote {out}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 
@@ -14,16 +15,18 @@ class PhaseRecord:
     algorithm: str
     nbytes: int  # data the phase starts with, per NPU
     queued_at: float
-    started_at: float = 0.0
-    finished_at: float = 0.0
+    started_at: float | None = None  # None: not started yet
+    finished_at: float | None = None  # None: not finished yet
 
     @property
     def queueing_delay_ns(self) -> float:
-        return self.started_at - self.queued_at
+        """NaN until the phase has started."""
+        return math.nan if self.started_at is None else self.started_at - self.queued_at
 
     @property
     def network_delay_ns(self) -> float:
-        return self.finished_at - self.started_at
+        """NaN until the phase has finished."""
+        return math.nan if self.finished_at is None else self.finished_at - self.started_at
 
 
 @dataclass
@@ -37,6 +40,9 @@ class CollectiveRecord:
     issued_at: float
     finished_at: float = 0.0
     chunks: list = field(default_factory=list)  # list[list[PhaseRecord]]
+    # this NPU's share of the bytes the collective puts on the network (its phases' group totals
+    # over the group sizes): summed over the NPUs of the collective, all the bytes it sends
+    planned_bytes: float = 0.0
 
     @property
     def duration_ns(self) -> float:

@@ -96,6 +96,52 @@ class System:
         """
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
+        comm = self._communicator(dims, group, shape, algorithm_dims)
+        comm_id = self.scheduler.communicator_id(comm.members)
+        seq = self._seq[comm_id]
+        self._seq[comm_id] += 1
+        record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
+        self.records.append(record)
+        chunk_sizes, plans, record.planned_bytes = self._planned(kind, nbytes, comm, comm_id)
+        plans = [[(phase, name, self._variant(name, phase, comm)) for phase, name in plan] for plan in plans]
+        payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
+        issue = (self.env.now, seq)
+        signature = (kind, nbytes, self.env.now, priority, tuple(map(tuple, plans)))
+        self.scheduler.symmetric.issued(self.npu, (comm_id, seq), signature, self._network_started())
+        return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+
+    def _planned(self, kind: str, nbytes: int, comm: Communicator, comm_id: int) -> tuple[list[int], list, float]:
+        """`_plans` and this NPU's wire share, computed once for all members that issue the same collective
+        over the same shape of communicator with the same load (Scheduler.plans; 4096 NPUs planned the
+        same phases 4096 times), updating the communicator's load."""
+        load = self._load[comm_id]
+        key = (kind, nbytes, comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, len(comm.members),
+               tuple(sorted(load.items())))
+        planned = self.scheduler.plans.get(key)
+        if planned is None:
+            chunk_sizes, plans = self._plans(kind, nbytes, comm, load)
+            planned = self.scheduler.plans[key] = (chunk_sizes, plans, self._wire_share(plans, comm), dict(load))
+        else:
+            load.update(planned[3])
+        return planned[:3]
+
+    def _network_started(self) -> bool:
+        """Whether the simulation runs already (a symmetric collective must be issued before it does)."""
+        network = getattr(self.endpoint, "network", None)
+        return network is None or network.started
+
+    def planned_bytes(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
+                      group: Sequence[int] | None = None) -> float:
+        """This NPU's share of the bytes `collective(kind, nbytes, dims, group=group)` would put on the
+        network, were it issued now (nothing is issued or changed)."""
+        if kind not in COLLECTIVES:
+            raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
+        comm = self._communicator(dims, group)
+        return self._wire_share(self._plans(kind, nbytes, comm, {})[1], comm)  # themis: as the first issued
+
+    # ------------------------------------------------------------------ planning
+    def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None,
+                      shape: Sequence[int] | None = None, algorithm_dims: Sequence[int] | None = None) -> Communicator:
         if group is not None:
             if self.npu not in group or len(set(group)) != len(group):
                 raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
@@ -103,42 +149,16 @@ class System:
             if shape is not None and math.prod(shape) != len(group):
                 raise ConfigError(f"NPU {self.npu}: collective group of {len(group)} NPUs cannot have the shape "
                                   f"{tuple(shape)}")
-            comm = Communicator.of_group(group, shape, algorithm_dims)
-        else:
-            dims = tuple(range(len(self.sizes)) if dims is None else dims)
-            comm = self._over_dims.get(dims)
-            if comm is None:
-                comm = self._over_dims[dims] = self.scheduler.over_dims(self.topology, self.npu, dims)
-        comm_id = self.scheduler.communicator_id(comm)
-        seq = self._seq[comm_id]
-        self._seq[comm_id] += 1
-        record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
-        self.records.append(record)
-        load = self._load[comm_id]
-        key = (kind, nbytes, comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, len(comm.members),
-               tuple(sorted(load.items())))
-        planned = self.scheduler.plans.get(key)
-        if planned is None:
-            planned = self._plan(kind, nbytes, comm, dict(load))
-            if not any(variant for plan in planned[0] for _phase, _name, variant in plan) and not self._trees:
-                self.scheduler.plans[key] = planned  # the same on every member (tree variants are per NPU)
-        plans, new_load = planned
-        self._load[comm_id] = dict(new_load)
-        payload = self.functional.collective(self, kind, nbytes, comm, len(plans)) if self.functional else None
-        issue = (self.env.now, seq)
-        signature = (kind, nbytes, self.env.now, priority, tuple(map(tuple, plans)))
-        self.scheduler.symmetric.issued(self.npu, (comm_id, seq), signature, self._network_started())
-        return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+            return Communicator.of_group(group, shape, algorithm_dims)
+        dims = tuple(range(len(self.sizes)) if dims is None else dims)
+        comm = self._over_dims.get(dims)
+        if comm is None:
+            comm = self._over_dims[dims] = self.scheduler.over_dims(self.topology, self.npu, dims)
+        return comm
 
-    def _network_started(self) -> bool:
-        """Whether the simulation runs already (a symmetric collective must be issued before it does)."""
-        network = getattr(self.endpoint, "network", None)
-        return network is None or network.started
-
-    # ------------------------------------------------------------------ planning
-    def _plan(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list, dict]:
-        """Each chunk's phases with their algorithm and variant, and the per-dimension load after them
-        (themis orders dimensions by it); members that issue alike share the result (Scheduler.plans)."""
+    def _plans(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list[int], list]:
+        """(chunk sizes, per chunk its [(phase, algorithm name)]); `load` (the communicator's bytes
+        planned per dimension, for themis) is updated with these chunks."""
         if kind == "barrier":
             chunk_sizes = [0]  # one data-less chunk
         else:
@@ -151,11 +171,21 @@ class System:
         for index, size in enumerate(chunk_sizes):
             order = dimension_order(self.config.inter_dimension_scheduling, dims, index, load, bandwidth)
             plan = plan_phases(kind, size, comm, flat, optimization, order, whole)
-            plans.append([(phase, *self._algorithm(kind, phase, comm)) for phase in plan])
+            plans.append([(phase, self._algorithm(kind, phase, comm)) for phase in plan])
             for phase in plan:
                 if phase.dim is not None:
                     load[phase.dim] = load.get(phase.dim, 0) + phase.nbytes
-        return plans, load
+        return chunk_sizes, plans
+
+    def _wire_share(self, plans: list, comm: Communicator) -> float:
+        """This NPU's share of the bytes the phases of `plans` send: each phase's group total (the
+        algorithm's closed form) over the group's size, so the shares of all members add up to it."""
+        total = 0.0
+        for plan in plans:
+            for phase, name in plan:
+                size = len(comm.members) if phase.dim is None else comm.size(phase.dim)
+                total += resolve(name)[0].wire_bytes(phase.op, phase.nbytes, size) / size
+        return total
 
     def _chunks(self, kind: str, nbytes: int) -> list[int]:
         """The collective's chunk sizes: ASTRA-sim's (equal chunks of nbytes // splits, rounded up in
@@ -190,9 +220,8 @@ class System:
                        for d, a, size in zip(comm.dims, algorithms, comm.sizes) if d not in whole)
         return flat, baseline, whole
 
-    def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> tuple[str, int]:
-        """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if
-        not), and its variant (double-binary-tree: this NPU's count of tree phases on the dimension)."""
+    def _algorithm(self, kind: str, phase: Phase, comm: Communicator) -> str:
+        """The algorithm name for `phase`, after checking it can run there (a one-line ConfigError if not)."""
         if kind not in DIMENSIONAL:
             name = ROOTED_ALGORITHM[kind]
         else:
@@ -200,12 +229,17 @@ class System:
             name = names[0] if phase.dim is None or len(names) == 1 else names[comm.algorithm_dim(phase.dim)]
         size = len(comm.members) if phase.dim is None else comm.size(phase.dim)
         resolve(name)[0].check(name, phase.op, size)
-        variant = 0
-        if name == "double-binary-tree":
-            axis = (comm.shaped, phase.dim)  # a shaped group's axes have trees of their own
-            variant = self._trees[axis]
-            self._trees[axis] += 1
-        return name, variant
+        return name
+
+    def _variant(self, name: str, phase: Phase, comm: Communicator) -> int:
+        """The variant of an issued phase (double-binary-tree: this NPU's count of tree phases on the
+        dimension so far, so consecutive ones alternate trees; others 0)."""
+        if name != "double-binary-tree":
+            return 0
+        axis = (comm.shaped, phase.dim)  # a shaped group's axes have trees of their own
+        variant = self._trees[axis]
+        self._trees[axis] += 1
+        return variant
 
     # ------------------------------------------------------------------ execution
     def _run(self, record, plans, comm, tag, issue, priority, payload):

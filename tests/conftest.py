@@ -4,11 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SHARED
+from tests.helpers import ASTRA_SIM_INPUTS
 
 
 @pytest.fixture
-def shared_inputs() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip("../shared/astra-sim-inputs is not beside the checkout")
-    return SHARED
+def astra_sim_inputs() -> Path:
+    """ASTRA-sim's sample input files, shipped with the tests (tests/data/astra-sim-inputs)."""
+    return ASTRA_SIM_INPUTS

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from system import build_systems, load_system
 from workload.chakra.schema import NODE_TYPES, AttributeProto, BoolList, GlobalMetadata, Node
 from workload.chakra.stream import write_trace_file
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "astra-sim-inputs"
+ASTRA_SIM_INPUTS = Path(__file__).resolve().parent / "data" / "astra-sim-inputs"  # ASTRA-sim's own samples
 
 
 def analytical(network: str, **topology_overrides) -> AnalyticalNetwork:
@@ -30,9 +29,9 @@ def systems_for(network, **system_overrides):
 
 def netsim_command() -> list[str]:
     """The `netsim` command as a user runs it: the script installed beside this Python (not another
-    install's found first on PATH, which may run other code), else the CLI module."""
-    exe = shutil.which("netsim", path=str(Path(sys.executable).parent))
-    return [exe] if exe else [sys.executable, "-m", "netsim.cli"]
+    install that PATH may find first), else the CLI module."""
+    script = Path(sys.executable).parent / "netsim"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "netsim.cli"]
 
 
 def network_config(topology: dict, **garnet):

@@ -1,6 +1,7 @@
 """`netsim` end to end in a subprocess from a temporary directory, as a user runs it."""
 
 import json
+import re
 import subprocess
 
 import pandas as pd
@@ -25,9 +26,12 @@ def test_run_with_no_arguments_writes_the_reports(tmp_path):
     e2e = pd.read_csv(out / "end_to_end.csv")
     assert list(e2e.columns) == ["layer", "fwd_compute_ns", "ig_compute_ns", "wg_compute_ns",
                                  "fwd_exposed_comm_ns", "ig_exposed_comm_ns", "wg_exposed_comm_ns",
-                                 "fwd_total_comm_ns", "ig_total_comm_ns", "wg_total_comm_ns"]
+                                 "fwd_total_comm_ns", "ig_total_comm_ns", "wg_total_comm_ns",
+                                 "fwd_exposed_update_ns", "ig_exposed_update_ns", "wg_exposed_update_ns"]
     assert len(e2e) == 54
-    assert e2e["wg_exposed_comm_ns"].sum() == pytest.approx(summary["exposed_comm_time_ns"])
+    assert e2e["wg_exposed_comm_ns"].sum() + e2e["wg_exposed_update_ns"].sum() == pytest.approx(
+        summary["exposed_comm_time_ns"])
+    assert e2e["wg_exposed_update_ns"].sum() == pytest.approx(summary["exposed_update_time_ns"])
     links = pd.read_csv(out / "links.csv")
     assert {"link_id", "src", "dst", "kind", "dim", "bytes", "busy_time_ns", "utilization"} <= set(links.columns)
     assert "end-to-end time" in result.stdout
@@ -79,6 +83,99 @@ def test_synth_reports_loads_and_latency(tmp_path):
     assert 0.05 < s["accepted_load"] < 0.15  # below saturation the network accepts what is offered
     missing = netsim("synth", "--pattern", "uniform", cwd=tmp_path)
     assert missing.returncode == 2 and "--rate" in missing.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """`netsim synth ... --json | head -8`: the reader has gone when netsim writes."""
+    process = subprocess.Popen([*netsim_command(), "synth", "--network", "torus-8x8-noc", "--pattern", "uniform",
+                                "--rate", "0.1", "--cycles", "300", "--json", "--out", str(tmp_path / "o")],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # as a reader that has taken what it wanted
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    assert process.returncode == 141 and (tmp_path / "o" / "summary.json").is_file()
+
+
+def test_version_and_list_name_every_bundled_config(tmp_path):
+    from importlib.metadata import version
+    from pathlib import Path
+
+    shown = netsim("--version", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.strip() == f"netsim {version('netsim')}"
+    listed = json.loads(netsim("list", "--json", cwd=tmp_path).stdout)
+    assert "torus-8x8-noc" in listed["networks"] and "default" in listed["systems"]
+    assert "Resnet50_DataParallel" in listed["workloads"]
+    assert all(text for entries in listed.values() for text in entries.values())
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    for entries in listed.values():
+        for name in entries:
+            assert f"`{name}`" in readme, f"README's bundled list misses {name}"
+
+
+def test_a_size_range_runs_every_size_into_one_table_and_csv(tmp_path):
+    shown = netsim("collective", "all-reduce", "--size", "1KiB:1MiB:4", "--network", "ring-8", "--out",
+                   str(tmp_path / "r"), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    sizes = pd.read_csv(tmp_path / "r" / "sizes.csv")
+    assert list(sizes["size_bytes"]) == [1024, 4096, 16384, 65536, 262144, 1048576]
+    assert (sizes["busbw_GBps"].diff().dropna() > 0).all()  # bus bandwidth grows with size on an idle ring
+    for text in ("1KiB", "1MiB", "algbw (GB/s)", "busbw (GB/s)"):
+        assert text in shown.stdout
+    single = json.loads(netsim("collective", "all-reduce", "--size", "16KiB", "--network", "ring-8", "--json",
+                               "--out", str(tmp_path / "s"), cwd=tmp_path).stdout)
+    assert single["busbw_GBps"] == pytest.approx(sizes.loc[2, "busbw_GBps"])
+
+
+def test_a_sweep_prints_its_table_and_report_makes_a_csv_and_a_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    study = tmp_path / "bw.toml"
+    study.write_text('[base]\ncommand = "collective"\nkind = "all-reduce"\nnetwork = "ring-8"\n[grid]\n'
+                     'size = ["1KiB", "64KiB"]\nalgorithm = ["ring", "direct"]\n')
+    swept = netsim("sweep", str(study), "--jobs", "1", cwd=tmp_path)
+    assert swept.returncode == 0, swept.stderr
+    assert "4 points: collective_time_ns" in swept.stdout and "64KiB" in swept.stdout
+    shown = netsim("report", str(tmp_path), "--plot", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    table = pd.read_csv(tmp_path / "bw.results.csv")
+    assert list(table["algorithm"]) == ["ring", "direct", "ring", "direct"] and (table["status"] == "ok").all()
+    assert (tmp_path / "bw.results.png").read_bytes()[:4] == b"\x89PNG"
+    busbw = netsim("report", str(tmp_path / "bw.results.jsonl"), "--metric", "busbw_GBps", cwd=tmp_path)
+    assert busbw.returncode == 0 and "busbw_GBps" in busbw.stdout
+    wrong = netsim("report", str(tmp_path), "--metric", "speed", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--metric speed: not in these results" in wrong.stderr
+
+
+def readme_row(readme: str, label: str) -> list[str]:
+    """The backquoted names in README's output-table row for `label` (its first cell), in order."""
+    row = next(line for line in readme.splitlines() if line.startswith(f"| {label} |"))
+    return re.findall(r"`([^`]+)`", row.split("|", 2)[2])
+
+
+def test_readme_documents_every_column_in_file_order(tmp_path):
+    """Every CSV a run, collective, synth, size range and packet-backend run writes: each column in
+    README's row for that file, in the file's order."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    runs = {"r": ["run", "--network", "ring-8", "--workload", "microAllReduce", "--backend", "garnet"],
+            "c": ["collective", "broadcast", "--size", "16KiB", "--network", "ring-8", "--backend", "garnet"],
+            "s": ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate", "0.1", "--cycles", "300"],
+            "w": ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--sweep", "--cycles", "300"],
+            "z": ["collective", "all-reduce", "--size", "1KiB:4KiB", "--network", "ring-8"],
+            "a": ["run", "--network", "ring-8", "--workload", "microAllReduce"]}
+    for name, args in runs.items():
+        done = netsim(*args, "--out", str(tmp_path / name), "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    for csv in sorted(tmp_path.glob("*/*.csv")):
+        label = f"`{csv.name}`"
+        if csv.name == "detailed.csv":
+            label += " (`collective`)" if csv.parent.name == "c" else " (`run`)"
+        documented = readme_row(readme, label)
+        columns = list(pd.read_csv(csv, nrows=0).columns)
+        missing = [column for column in columns if column not in documented]
+        assert not missing, f"{csv.parent.name}/{csv.name}: README does not document {missing}"
+        assert [c for c in documented if c in columns] == columns, f"{csv.name}: README's order is not the file's"
 
 
 @pytest.mark.parametrize("command", [["run", "--workload", "microAllToAll"],

@@ -55,11 +55,11 @@ def test_override_errors_name_the_override():
         load_network("torus-4x4", [(["garnet", "vcs"], 0)])
 
 
-def test_system_config_forms_and_errors(tmp_path, shared_inputs):
-    legacy = load_system(shared_inputs / "system/sample_torus_sys.txt")
+def test_system_config_forms_and_errors(tmp_path, astra_sim_inputs):
+    legacy = load_system(astra_sim_inputs / "system/sample_torus_sys.txt")
     assert (legacy.scheduling_policy, legacy.endpoint_delay, legacy.preferred_dataset_splits) == ("LIFO", 1.0, 4)
     assert legacy.all_reduce == ("ring", "ring", "ring")
-    v2 = load_system(shared_inputs / "v2/system/native_collectives/Ring_4chunks.json")
+    v2 = load_system(astra_sim_inputs / "v2/system/native_collectives/Ring_4chunks.json")
     assert (v2.local_mem_bw, v2.active_chunks_per_dimension) == (1600.0, 1)
     bad = write(tmp_path, "scheduling-policy = \"LIFO\"\nendpoint-dealy = 10\n", "sys.toml")
     with pytest.raises(ConfigError, match=r"sys.toml:2: key 'endpoint-dealy': unknown key \(did you mean 'endpoint-delay'\?\)"):
@@ -91,8 +91,8 @@ def test_cli_prints_one_line_and_exits_2(tmp_path, args, message):
 
 def one_line_error(tmp_path, args) -> str:
     """Run the CLI on `args`: it must exit 2 with one line on stderr (no traceback); that line."""
-    result = subprocess.run([*netsim_command(), *args, "--out", str(tmp_path / "o")],
-                            capture_output=True, text=True, cwd=tmp_path)
+    out = ["--out", str(tmp_path / "o")] if args[0] in ("run", "collective", "synth") else []
+    result = subprocess.run([*netsim_command(), *args, *out], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     return result.stderr

@@ -172,8 +172,8 @@ def test_bad_config_names_the_key(garnet, key):
         network_config(TOPOLOGIES["ring"], **garnet)
 
 
-def test_astra_sim_garnet_files(shared_inputs):
-    samples = shared_inputs / "network/garnet"
+def test_astra_sim_garnet_files(astra_sim_inputs):
+    samples = astra_sim_inputs / "network/garnet"
     torus = load_network(samples / "sample_torus.txt")
     topo = torus.build_topology()
     assert [d.kind for d in topo.dims] == ["ring", "ring", "ring"] and topo.npus == 8

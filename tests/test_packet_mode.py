@@ -91,7 +91,7 @@ def test_packet_mode_saturation_throughput_agrees_with_flit_mode():
     hold buffers while interleaving)."""
     flit = synth(torus((4, 4), "flit", packet_flits=8, buffer_flits=8), "uniform", 0.9, 8, cycles=1000)
     packet = synth(torus((4, 4), "packet", packet_flits=8, buffer_flits=8), "uniform", 0.9, 8, cycles=1000)
-    assert flit["accepted_load"] < 0.85 * flit["offered_load"]  # past saturation
+    assert flit["accepted_load"] < 0.9 * flit["offered_load"]  # past saturation
     assert packet["accepted_load"] < 0.95 * packet["offered_load"]
     assert packet["accepted_load"] == pytest.approx(flit["accepted_load"], rel=0.10)
 
@@ -129,8 +129,7 @@ def test_same_config_and_seed_give_the_same_results(fidelity):
 
 @pytest.mark.parametrize("rate", [0.05, 0.3, 0.6])
 def test_flit_mode_batching_never_changes_results(rate):
-    """Unobstructed packets are sent in one step; the timing must be the same as flit by flit.
-    (Batching is on only under tail-credit release: GarnetNetwork turns it off under tail-sent.)"""
+    """Unobstructed packets are sent in one step; the timing must be the same as flit by flit."""
     cfg = torus((4, 4), "flit")
     arrivals = []
     for batch in (True, False):
@@ -146,6 +145,17 @@ def test_flit_mode_batching_never_changes_results(rate):
         result.pop("flit_hops")  # batched sends count a packet's hops when its head leaves
         arrivals.append((sorted(got), result))
     assert arrivals[0] == arrivals[1]
+
+
+@pytest.mark.parametrize("vc_release", ["tail-credit", "tail-sent"])
+def test_batching_never_changes_a_collective_with_random_route_ties(vc_release):
+    """A direct all-to-all on the bundled torus-4x4 (antipode ties broken at random): batches
+    handle events of one instant in another order, which must not change which way a message goes
+    (once it did: ties were drawn in event order) nor any time."""
+    cfg = load_network("torus-4x4", overrides=[(["garnet", "vc_release"], vc_release)])
+    nets = [collective_net(cfg, "all_to_all", 2**19, "direct", batch=batch) for batch in (True, False)]
+    assert nets[0].env.now == nets[1].env.now
+    assert nets[0].link_counters() == nets[1].link_counters()
 
 
 def ring_sends(net: GarnetNetwork, nbytes: int, steps: int = 2) -> None:

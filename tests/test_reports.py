@@ -9,7 +9,8 @@ from netsim import report
 from netsim.backends import create_network
 from netsim.network_config import load_network
 from netsim.progress import RunMonitor
-from netsim.runner import run_collective, write_outputs
+from netsim.outputs import write_outputs
+from netsim.runner import run_collective
 from system import load_system
 from tests.test_cli import netsim
 
@@ -48,7 +49,7 @@ def test_link_bytes_add_up_to_bytes_sent_times_hops(backend, network_name):
 def collective(backend, tmp_path, network="torus-4x4", size=64 * 1024):
     result = run_collective(load_network(network, backend=backend), load_system("default"), "all-reduce", size,
                             monitor=RunMonitor())
-    out = write_outputs(result, tmp_path / backend)
+    out = write_outputs(result.summary, result.tables, tmp_path / backend)
     return result, out
 
 

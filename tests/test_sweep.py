@@ -5,12 +5,13 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 from netsim.cli import main
 from netsim.errors import ConfigError
-from netsim.sweep import load_study, point_argv, results_frame, run_study
+from netsim.sweep import as_record, load_study, point_argv, results_frame, run_study
 from tests.helpers import netsim_command
 
 STUDY = """
@@ -66,7 +67,7 @@ def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     path = write_study(tmp_path, STUDY.replace('size = ["2KiB", "16KiB"]', 'size = ["2KiB", "lots"]')
                        .replace('"garnet.buffer_flits" = [2, 4, 8]', '"garnet.buffer_flits" = [4]'))
     counts = run_study(load_study(path), jobs=2)
-    assert counts == {"points": 4, "skipped": 0, "failed": 2, "ok": 2, "interrupted": False,
+    assert counts == {"points": 4, "skipped": 0, "failed": 2, "ok": 2, "interrupted": False, "stop_signal": None,
                       "results": str(tmp_path / "study.results.jsonl")}
     frame = results_frame(tmp_path / "study.results.jsonl")
     assert list(frame["status"]) == ["ok", "ok", "error", "error"]
@@ -104,7 +105,10 @@ def test_results_file_with_a_line_that_is_no_record_is_a_one_line_error(tmp_path
 
 @pytest.mark.parametrize("results, message", [
     ("out", "out: is a folder, expected a file"),
-    ("study.toml/out.jsonl", "study.toml/out.jsonl: cannot write the results file ({folder}/study.toml is not a folder)"),
+    ("study.toml/out.jsonl", "study.toml:1: key 'results': expected a file name in the study's folder, got "
+                             "'study.toml/out.jsonl' (results stay beside the study)"),
+    ("../out.jsonl", "study.toml:1: key 'results': expected a file name in the study's folder, got "
+                     "'../out.jsonl' (results stay beside the study)"),
 ])
 def test_results_path_that_cannot_be_a_results_file_is_a_one_line_error(tmp_path, capsys, results, message):
     path = write_study(tmp_path, f'results = "{results}"\n' + SMALL)
@@ -121,7 +125,8 @@ def test_a_torn_last_line_is_cut_off_and_the_sweep_resumes(tmp_path):
     results = tmp_path / "torn" / "study.results.jsonl"
     results.write_text(expected.splitlines()[0] + "\n" + expected.splitlines()[1][:25])  # killed mid-write
     assert run_study(load_study(path), jobs=1) == {"points": 2, "skipped": 1, "failed": 0, "ok": 2,
-                                                   "interrupted": False, "results": str(results)}
+                                                   "interrupted": False, "stop_signal": None,
+                                                   "results": str(results)}
     assert results.read_text() == expected
 
 
@@ -136,7 +141,7 @@ def test_point_with_a_bad_option_records_one_line_and_prints_no_usage(tmp_path):
                              f"a rerun retries them)\n")
     frame = results_frame(results)
     assert list(frame["status"]) == ["ok", "error"]
-    assert frame["error"].iloc[1].startswith("netsim collective: argument --backend: invalid choice: 'photonic'")
+    assert frame["error"].iloc[1].startswith("argument --backend: invalid choice: 'photonic'")
     assert "\n" not in frame["error"].iloc[1]
 
 
@@ -182,3 +187,121 @@ def test_dask_cluster_gives_the_local_results(tmp_path):
     assert json.loads(result.stdout)["ok"] == 4
     assert (tmp_path / "dask" / "study.results.jsonl").read_text() == \
         (tmp_path / "local" / "study.results.jsonl").read_text()
+
+
+SLOW = """
+[base]
+command = "collective"
+kind = "all-reduce"
+size = "64MiB"
+backend = "garnet"
+[grid]
+"garnet.vcs" = [2, 4, 6, 8]
+"""
+
+
+def children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def started_sweep(tmp_path, text=SLOW, jobs="2", first_line="progress"):
+    """A sweep under way in its own session, with its workers (their pids), after its first progress
+    line (which must contain `first_line`: a million-point study said nothing before expanding it all)."""
+    path = write_study(tmp_path, text)
+    process = subprocess.Popen([*netsim_command(), "sweep", str(path), "--jobs", jobs], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert first_line in process.stderr.readline()
+    deadline = time.monotonic() + 30
+    while len(children(process.pid)) < int(jobs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return process, children(process.pid)
+
+
+def kill_group(pid: int) -> None:
+    """End what is left of a process group this test started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def gone_within(pids, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not any(alive(pid) for pid in pids)
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stopped_sweep_ends_its_workers_and_keeps_what_finished(tmp_path, signum, status):
+    """Ctrl-C reaches the whole process group (as from a terminal); SIGTERM only the sweep, which
+    left its workers alive before."""
+    process, workers = started_sweep(tmp_path)
+    try:
+        assert len(workers) == 2
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
+        _stdout, stderr = process.communicate(timeout=20)
+    finally:
+        kill_group(process.pid)
+    assert process.returncode == status, stderr
+    assert "Traceback" not in stderr and "interrupted; finished points are in" in stderr
+    assert gone_within(workers, 20)
+    assert all(as_record(line) for line in (tmp_path / "study.results.jsonl").read_text().splitlines())
+
+
+def test_workers_of_a_killed_sweep_exit_by_themselves(tmp_path):
+    """SIGKILL leaves no chance to clean up: the workers notice their parent is gone."""
+    process, workers = started_sweep(tmp_path)
+    process.kill()
+    process.wait()  # not communicate(): workers that live on would hold its pipes open
+    try:
+        assert len(workers) == 2 and gone_within(workers, 20)
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_million_point_study_shows_progress_at_once_and_stops_at_ctrl_c(tmp_path):
+    values = ", ".join(str(v) for v in range(1, 1001))
+    text = f'[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n[grid]\n"endpoint-delay" = [{values}]\n' \
+           f'"preferred-dataset-splits" = [{values}]\n'
+    process, _workers = started_sweep(tmp_path, text, jobs="1", first_line="0/1,000,000 points")
+    try:
+        time.sleep(1)
+        os.killpg(process.pid, signal.SIGINT)
+        _stdout, stderr = process.communicate(timeout=10)
+    finally:
+        kill_group(process.pid)
+    assert process.returncode == 130 and "Traceback" not in stderr
+
+
+def test_a_results_file_of_another_study_is_never_written_over(tmp_path, capsys):
+    first = write_study(tmp_path, 'results = "shared.jsonl"\n' + SMALL, "first.toml")
+    assert run_study(load_study(first), jobs=1)["ok"] == 2
+    before = (tmp_path / "shared.jsonl").read_text()
+    second = write_study(tmp_path, 'results = "shared.jsonl"\n' + SMALL.replace('"2KiB"]', '"4KiB"]'), "second.toml")
+    assert main(["sweep", str(second), "--jobs", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds 1 record(s) of points not in this study" in err
+    assert (tmp_path / "shared.jsonl").read_text() == before

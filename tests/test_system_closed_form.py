@@ -170,3 +170,44 @@ def test_halving_doubling_reduce_scatter_charges(accounting, reduced):
     assert run(net, "reduce-scatter", size, "halving-doubling", local_mem_bw="100GB/s",
                collective_accounting=accounting) == \
         pytest.approx(E + steps + sum(3 * (size // k) / 100.0 for k in reduced))
+
+
+def _wire_bytes_cases():
+    from system.algorithms import ALGORITHMS, ROOTED_ALGORITHM
+
+    rooted = {kind: name for kind, name in ROOTED_ALGORITHM.items()}
+    for name, algorithm in ALGORITHMS.items():
+        for op in sorted(algorithm.ops):
+            if op in rooted and rooted[op] != name:
+                continue  # rooted collectives always run their fixed algorithm
+            for size in (2, 3, 4, 5, 6, 8):
+                if algorithm.supports(op, size):
+                    yield name, op, size
+
+
+@pytest.mark.parametrize("name, op, size", list(_wire_bytes_cases()))
+def test_planned_bytes_are_the_bytes_sent(name, op, size):
+    """Every algorithm's closed form of the bytes a phase sends (the progress total) is exactly
+    what its messages carry, for odd sizes, uneven splits and several chunks."""
+    from netsim.analytical import AnalyticalNetwork
+    from netsim.config import Source
+    from netsim.network_config import parse_network_table
+    from system import build_systems, load_system
+    from system.collectives import DIMENSIONAL
+
+    config = parse_network_table({"topology": {"kind": "switch", "npus": size, "bandwidth": "50GB/s",
+                                               "latency": "100ns"}}, Source("test"), "test")
+    network = AnalyticalNetwork(config.build_topology())
+    overrides = [(["preferred-dataset-splits"], 3)]
+    if op in DIMENSIONAL:
+        overrides.append(([f"{op}-implementation"], name))
+    systems = build_systems(network, load_system("default", overrides))
+    nbytes = 0 if op == "barrier" else 4099
+    planned = systems[0].planned_bytes(op, nbytes, group=tuple(range(size)))
+    for system in systems:
+        system.collective(op, nbytes, group=tuple(range(size)))
+    network.run()
+    records = [system.records[0] for system in systems]
+    assert all(record.finished_at > 0 or op == "barrier" for record in records)
+    assert sum(record.planned_bytes for record in records) == pytest.approx(sum(network.bytes_sent), rel=1e-12)
+    assert planned == pytest.approx(records[0].planned_bytes)

@@ -24,9 +24,9 @@ def test_bundled_samples_load_and_run_where_they_fit(path):
     assert all(e.processed for e in events)
 
 
-def test_shared_astra_sim_samples_load(shared_inputs):
-    paths = sorted((shared_inputs / "system").glob("*.txt")) + sorted(
-        (shared_inputs / "v2" / "system" / "native_collectives").glob("*.json"))
+def test_astra_sim_samples_load(astra_sim_inputs):
+    paths = sorted((astra_sim_inputs / "system").glob("*.txt")) + sorted(
+        (astra_sim_inputs / "v2" / "system" / "native_collectives").glob("*.json"))
     assert paths
     for path in paths:
         config = load_system(path)

@@ -31,8 +31,8 @@ def test_every_bundled_sample_runs(name):
     assert 0 <= s["compute_comm_overlap_ns"] <= s["comm_busy_time_ns"]
 
 
-def test_the_shared_astra_sim_samples_are_the_bundled_ones(shared_inputs):
-    files = sorted((shared_inputs / "workload").glob("*.txt"))
+def test_the_astra_sim_samples_are_the_bundled_ones(astra_sim_inputs):
+    files = sorted((astra_sim_inputs / "workload").glob("*.txt"))
     assert sorted(f.stem for f in files) == SAMPLES
     for path in files:
         assert parse_legacy_workload(path).layers == load_workload(path.stem).layers
@@ -77,7 +77,8 @@ def test_toml_workload_with_gemm_and_times(tmp_path):
     (('fwd-compute = "2us"', 'fwd-compute = "2 parsecs"'), r"w.toml:16: layer 1 key 'fwd-compute'"),
     (('wg-comm-size = 65536', 'wg-comm-sise = 65536'), r"w.toml:19: layer 1 key 'wg-comm-sise': unknown key "
                                                        r"\(did you mean 'wg-comm-size'\?\)"),
-    (('loop = "DATA"', 'lop = "DATA"'), r"key 'workload.loop'"),
+    (('loop = "DATA"', 'lop = "DATA"'), r"key 'workload.lop': unknown key .*did you mean 'loop'"),
+    (('loop = "DATA"', 'name = 5'), r"key 'workload.loop': expected the training loop's name"),
     (('bucket-size = "1MiB"', 'bucket-size = "lots"'), r"w.toml:5: key 'options.bucket-size'"),
     (("[[layer]]\nname = \"a\"", "[[layer]]\nname = \"a\"\nfwd-comm = \"broadcastx\""),
      r"w.toml:11: layer 0 key 'fwd-comm': expected one of"),

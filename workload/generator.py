@@ -19,6 +19,7 @@ from pathlib import Path
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
+from workload.legacy_parser import MAX_FIELD
 from workload.model import Comm, Layer, Workload
 from workload.roofline import Roofline
 
@@ -142,9 +143,21 @@ def to_toml(workload: Workload) -> str:
 
 
 def write(workload: Workload, out_dir: Path) -> tuple[Path, Path]:
-    """Write `<name>.txt` (legacy) and `<name>.toml` into `out_dir`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write `<name>.txt` (legacy) and `<name>.toml` into `out_dir`; an unwritable place, or a layer
+    too large to read back (sizes and times are 64-bit integers, as ASTRA-sim reads them), is a
+    one-line error."""
+    for layer in workload.layers:
+        for field, value in (("fwd compute", layer.fwd_compute), ("ig compute", layer.ig_compute),
+                             ("wg compute", layer.wg_compute), ("fwd comm size", layer.fwd_comm.nbytes),
+                             ("ig comm size", layer.ig_comm.nbytes), ("wg comm size", layer.wg_comm.nbytes)):
+            if value > MAX_FIELD:
+                raise ConfigError(f"layer {layer.name}: {field} {value:.3g} is beyond 2^63 - 1, more than a "
+                                  f"workload file can hold: are the dimensions right?")
     legacy, toml = out_dir / f"{workload.name}.txt", out_dir / f"{workload.name}.toml"
-    legacy.write_text(to_legacy(workload))
-    toml.write_text(to_toml(workload))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        legacy.write_text(to_legacy(workload))
+        toml.write_text(to_toml(workload))
+    except OSError as exc:
+        raise ConfigError(f"{exc.filename or out_dir}: cannot write the workload ({exc.strerror or exc})") from None
     return legacy, toml

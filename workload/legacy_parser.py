@@ -18,12 +18,14 @@ exposed weight-gradient communication, as in ASTRA-sim).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
 from workload.model import COMM_TYPES, Comm, Layer, Workload
 
+MAX_FIELD = 2**63 - 1  # ASTRA-sim reads sizes and times as 64-bit integers
 LAYER_FIELDS = ("name", "reserved", "fwd compute", "fwd comm type", "fwd comm size", "ig compute", "ig comm type",
                 "ig comm size", "wg compute", "wg comm type", "wg comm size", "update time")
 
@@ -49,16 +51,20 @@ def parse_header(tokens: list[str]) -> dict:
 
 
 def _int_field(token: str, field: str, where: str) -> int:
+    """A whole number (written as an integer or a float with no fraction), within 64 bits as ASTRA-sim reads it."""
     try:
-        return int(token)
+        value = int(token)
     except ValueError:
         try:
-            value = float(token)
+            number = float(token)
         except ValueError:
-            value = None
-        if value is not None and value == int(value):
-            return int(value)
-        raise ConfigError(f"{where}: field '{field}': expected an integer, got {token!r}") from None
+            number = math.nan
+        if not (math.isfinite(number) and number == int(number)):
+            raise ConfigError(f"{where}: field '{field}': expected an integer, got {token!r}") from None
+        value = int(number)
+    if abs(value) > MAX_FIELD:
+        raise ConfigError(f"{where}: field '{field}': {token} is out of range (at most 2^63 - 1)")
+    return value
 
 
 def _comm(type_token: str, size_token: str, field: str, where: str) -> Comm:
@@ -105,6 +111,8 @@ def parse_legacy_workload(path: Path) -> Workload:
     if len(count_tokens) != 1 or not count_tokens[0].isdigit():
         raise ConfigError(f"{path}:{count_line}: expected the number of layers, got {' '.join(count_tokens)!r}")
     count = int(count_tokens[0])
+    if count < 1:
+        raise ConfigError(f"{path}:{count_line}: expected at least one layer, got {count}")
     layer_lines = content[2:]
     if len(layer_lines) != count:
         raise ConfigError(f"{path}:{count_line}: says {count} layers but the file has {len(layer_lines)}")

@@ -39,6 +39,7 @@ COUNTED_OPTIONS = {"checkpoints", "checkpoint_initiates"}  # legacy form: count,
 LAYER_KEYS = {"name", "gemm", "fwd-compute", "ig-compute", "wg-compute", "fwd-comm", "fwd-comm-size", "ig-comm",
               "ig-comm-size", "wg-comm", "wg-comm-size", "update-time", "parallelism", "reserved"}
 COMM_KINDS = {kind for kind in COMM_TYPES.values() if kind} | {"none"}
+WORKLOAD_KEYS = ("loop", "name")
 
 
 def option_name(key: str) -> str:
@@ -122,10 +123,19 @@ def _layer(entry: dict, index: int, where: _Where, roofline: Roofline) -> Layer:
             raise ConfigError(f"{where.layer(index, phase + '-comm-size')}: {exc}") from None
         comms.append(Comm(None if kind == "none" else kind, size))
     start = where.layer_starts[index] if index < len(where.layer_starts) else 0
-    return Layer(str(entry.get("name", f"layer{index}")), int(entry.get("reserved", -1)), times[0], comms[0],
-                 times[1], comms[1], times[2], comms[2],
-                 _time(entry.get("update-time", 0), where.layer(index, "update-time")),
-                 entry.get("parallelism"), start)
+    name = entry.get("name", f"layer{index}")
+    reserved = entry.get("reserved", -1)
+    parallelism = entry.get("parallelism")
+    if not isinstance(name, str):
+        raise ConfigError(f"{where.layer(index, 'name')}: expected a string, got {name!r}")
+    if isinstance(reserved, bool) or not isinstance(reserved, int) or not -1 <= reserved < index:
+        raise ConfigError(f"{where.layer(index, 'reserved')}: expected -1 or the index of an earlier layer, "
+                          f"got {reserved!r}")
+    if parallelism is not None and not isinstance(parallelism, str):
+        raise ConfigError(f"{where.layer(index, 'parallelism')}: expected a strategy name such as \"DATA\", "
+                          f"got {parallelism!r}")
+    return Layer(name, reserved, times[0], comms[0], times[1], comms[1], times[2], comms[2],
+                 _time(entry.get("update-time", 0), where.layer(index, "update-time")), parallelism, start)
 
 
 def parse_toml_workload(path: Path) -> Workload:
@@ -136,20 +146,36 @@ def parse_toml_workload(path: Path) -> Workload:
         if key not in ("workload", "options", "roofline", "layer"):
             raise ConfigError(f"{where.key(key)}: unknown key (expected the tables [workload], [options], [roofline] "
                               f"and [[layer]]){did_you_mean(key, ('workload', 'options', 'roofline', 'layer'))}")
-    head = table.get("workload", {})
-    loop = head.get("loop")
+    head, options_table, roofline_table = (_table(table, key, where) for key in ("workload", "options", "roofline"))
+    for key in head:
+        if key not in WORKLOAD_KEYS:
+            raise ConfigError(f"{where.key('workload.' + key)}: unknown key (expected loop, name)"
+                              f"{did_you_mean(key, WORKLOAD_KEYS)}")
+    loop, name = head.get("loop"), head.get("name", path.stem)
     if not isinstance(loop, str):
         raise ConfigError(f"{where.key('workload.loop')}: expected the training loop's name, e.g. \"DATA\"")
+    if not isinstance(name, str):
+        raise ConfigError(f"{where.key('workload.name')}: expected a string, got {name!r}")
     options = {}
-    for key, value in table.get("options", {}).items():
-        name = option_name(key)
+    for key, value in options_table.items():
+        name_of_option = option_name(key)
         try:
-            options[name] = option_value(name, value)
+            options[name_of_option] = option_value(name_of_option, value)
         except (UnitError, ValueError) as exc:
             raise ConfigError(f"{where.key('options.' + key)}: {exc}") from None
     entries = table.get("layer", [])
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise ConfigError(f"{where.key('layer')}: expected [[layer]] tables, got {entries!r:.60}")
     if not entries:
         raise ConfigError(f"{path}: no [[layer]] entries")
-    roofline = _roofline(table.get("roofline", {}), where)
+    roofline = _roofline(roofline_table, where)
     layers = tuple(_layer(entry, i, where, roofline) for i, entry in enumerate(entries))
-    return Workload(str(head.get("name", path.stem)), loop.upper(), layers, options, str(path))
+    return Workload(name, loop.upper(), layers, options, str(path))
+
+
+def _table(table: dict, key: str, where: _Where) -> dict:
+    """The TOML table `key` of the file (empty when absent); anything else is a one-line error."""
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where.key(key)}: expected the table [{key}], got {value!r:.60}")
+    return value

@@ -12,12 +12,13 @@ message: `tie_dims()` says in which dimensions a route has one, `route(..., ties
 negative way in the dimensions whose bit is set, and every backend draws the bits from a
 `RouteTies` of the network's rule (`route_ties`): at random from its seed, so + and - links carry
 equal shares of, say, uniform or all-to-all traffic, or always the positive way (ASTRA-sim's rule,
-set for its network files).
+set for its network files). The random bits of the k-th message from one NPU to another are a hash
+of (seed, source, destination, k): they do not depend on the order in which a simulator happens to
+handle events of one instant (so an optimisation that reorders them cannot change a route).
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from functools import reduce
 from typing import Callable, Sequence
@@ -197,18 +198,34 @@ def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: 
 class RouteTies:
     """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule."""
 
-    __slots__ = ("topology", "dims", "rng")
+    __slots__ = ("topology", "dims", "seed", "sent")
 
     def __init__(self, topology: Topology, seed: int):
         self.topology = topology
         self.dims = len(topology.dims)
-        self.rng = random.Random(seed) if topology.route_ties == "random" else None
+        self.seed = seed if topology.route_ties == "random" else None
+        self.sent: dict[tuple[int, int], int] = {}  # tied messages so far per (source, destination)
 
     def ties(self, src: int, dst: int) -> int:
-        if self.rng is None:
+        if self.seed is None:
             return 0
         tied = self.topology.tie_dims(src, dst)
-        return tied & self.rng.getrandbits(self.dims) if tied else 0
+        if not tied:
+            return 0
+        pair = (src, dst)
+        k = self.sent.get(pair, 0)
+        self.sent[pair] = k + 1
+        return tied & _mix64(self.seed, src, dst, k)
+
+
+def _mix64(*values: int) -> int:
+    """64 well-mixed bits from integers (SplitMix64's finalizer over each in turn)."""
+    x = 0x9E3779B97F4A7C15
+    for value in values:
+        x = (x ^ (value & 0xFFFFFFFFFFFFFFFF)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
+        x ^= x >> 31
+    return x
 
 
 def _stride(sizes: Sequence[int], dim: int) -> int:

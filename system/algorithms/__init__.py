@@ -17,10 +17,11 @@ from typing import Callable, Generator
 
 from netsim.errors import ConfigError
 from system.algorithms.context import PhaseContext
-from system.algorithms.direct import direct
-from system.algorithms.recursive import dissemination, halving_doubling, recursive_doubling
-from system.algorithms.ring import ring
-from system.algorithms.tree import binary_tree, double_binary_tree
+from system.algorithms.direct import direct, direct_bytes
+from system.algorithms.recursive import (dissemination, dissemination_bytes, halving_doubling, halving_doubling_bytes,
+                                         recursive_doubling, recursive_doubling_bytes)
+from system.algorithms.ring import ring, ring_bytes
+from system.algorithms.tree import binary_tree, double_binary_tree, tree_bytes
 
 REDUCTIONS = frozenset({"all-reduce", "reduce-scatter", "all-gather"})
 
@@ -43,6 +44,7 @@ class Algorithm:
     """A registered algorithm: its generator and what it can run."""
 
     run: Callable[[PhaseContext], Generator]
+    wire_bytes: Callable[[str, int, int], int]  # (op, nbytes, group size) -> bytes the whole group sends
     ops: frozenset
     power_of_two: frozenset = frozenset()  # ops that need a power-of-two group
     flat: bool = False  # one phase over the whole communicator
@@ -60,26 +62,28 @@ class Algorithm:
             raise ConfigError(f"algorithm '{name}' needs a power-of-two group for {op}, got {size} NPUs")
 
 
-_RING = Algorithm(ring, REDUCTIONS | {"all-to-all"}, symmetry="cyclic", partners=_neighbour)
-# gather and scatter have a root: not symmetric (symmetry is checked per op where it matters)
-_DIRECT = Algorithm(direct, REDUCTIONS | {"all-to-all", "gather", "scatter"}, symmetry="cyclic")
-_HALVING_DOUBLING = Algorithm(halving_doubling, REDUCTIONS, frozenset({"reduce-scatter", "all-gather"}),
-                              symmetry="xor", partners=_powers_of_two)
+_RING = Algorithm(ring, ring_bytes, REDUCTIONS | {"all-to-all"}, symmetry="cyclic", partners=_neighbour)
+# gather and scatter have a root: system.symmetric never mirrors them, whatever the algorithm
+_DIRECT = Algorithm(direct, direct_bytes, REDUCTIONS | {"all-to-all", "gather", "scatter"}, symmetry="cyclic")
+_HALVING_DOUBLING = Algorithm(halving_doubling, halving_doubling_bytes, REDUCTIONS,
+                              frozenset({"reduce-scatter", "all-gather"}), symmetry="xor", partners=_powers_of_two)
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ring": _RING,
     "direct": _DIRECT,
     "halving-doubling": _HALVING_DOUBLING,
-    "recursive-doubling": Algorithm(recursive_doubling, frozenset({"all-reduce", "all-gather"}),
-                                    frozenset({"all-gather"}), symmetry="xor", partners=_powers_of_two),
-    "double-binary-tree": Algorithm(double_binary_tree, frozenset({"all-reduce"})),
-    "binary-tree": Algorithm(binary_tree, frozenset({"all-reduce", "broadcast", "reduce"})),
-    "dissemination": Algorithm(dissemination, frozenset({"barrier"}), symmetry="cyclic",
+    "recursive-doubling": Algorithm(recursive_doubling, recursive_doubling_bytes,
+                                    frozenset({"all-reduce", "all-gather"}), frozenset({"all-gather"}),
+                                    symmetry="xor", partners=_powers_of_two),
+    "double-binary-tree": Algorithm(double_binary_tree, tree_bytes, frozenset({"all-reduce"})),
+    "binary-tree": Algorithm(binary_tree, tree_bytes, frozenset({"all-reduce", "broadcast", "reduce"})),
+    "dissemination": Algorithm(dissemination, dissemination_bytes, frozenset({"barrier"}), symmetry="cyclic",
                                partners=lambda size: sorted({d % size for d in _powers_of_two(size)})),
-    "one-ring": Algorithm(ring, _RING.ops, flat=True, symmetry="cyclic", partners=_neighbour),
-    "one-direct": Algorithm(direct, _DIRECT.ops, flat=True, symmetry="cyclic"),
-    "one-halving-doubling": Algorithm(halving_doubling, _HALVING_DOUBLING.ops, _HALVING_DOUBLING.power_of_two,
-                                      flat=True, symmetry="xor", partners=_powers_of_two),
+    "one-ring": Algorithm(ring, ring_bytes, _RING.ops, flat=True, symmetry="cyclic", partners=_neighbour),
+    "one-direct": Algorithm(direct, direct_bytes, _DIRECT.ops, flat=True, symmetry="cyclic"),
+    "one-halving-doubling": Algorithm(halving_doubling, halving_doubling_bytes, _HALVING_DOUBLING.ops,
+                                      _HALVING_DOUBLING.power_of_two, flat=True, symmetry="xor",
+                                      partners=_powers_of_two),
 }
 
 # Collectives that no ASTRA-sim key configures run over the whole communicator with these.

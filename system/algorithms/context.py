@@ -50,6 +50,11 @@ class LocalReduction:
         return start + self.ns_per_byte * nbytes
 
 
+def unit_bytes(op: str, nbytes: int, size: int) -> int:
+    """Wire bytes of one part of a phase of `op` on `nbytes` over `size` ranks (`PhaseContext.unit`)."""
+    return nbytes if op in GATHERING_OPS else split_bytes(nbytes, size)
+
+
 @dataclass(frozen=True)
 class PhaseContext:
     """Everything an algorithm needs for one phase on one NPU."""
@@ -78,7 +83,7 @@ class PhaseContext:
     @cached_property
     def unit(self) -> int:
         """Wire bytes of one part."""
-        return self.nbytes if self.op in GATHERING_OPS else split_bytes(self.nbytes, self.size)
+        return unit_bytes(self.op, self.nbytes, self.size)
 
     def wire_bytes(self, parts: tuple | None) -> int:
         """Bytes of a message carrying `parts` (1 for a data-less message)."""

@@ -17,7 +17,7 @@ from typing import Generator
 
 import simpy
 
-from system.algorithms.context import PhaseContext
+from system.algorithms.context import PhaseContext, unit_bytes
 
 
 class _Direct:
@@ -114,3 +114,12 @@ def direct(ctx: PhaseContext) -> Generator:
         yield direct_phase(ctx, ctx.op)
     else:  # gather | scatter
         yield from rooted_round(ctx, to_root=ctx.op == "gather")
+
+
+def direct_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one direct phase: one part to every other rank (twice
+    for all-reduce; gather and scatter: one part between the root and every other rank)."""
+    unit = unit_bytes(op, nbytes, p)
+    if op in ("gather", "scatter"):
+        return (p - 1) * unit
+    return (2 if op == "all-reduce" else 1) * p * (p - 1) * unit

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Generator
 
-from system.algorithms.context import PhaseContext
+from system.algorithms.context import PhaseContext, unit_bytes
 
 
 def _fold(p: int, rank: int) -> tuple[int, int, int]:
@@ -131,3 +131,28 @@ def dissemination(ctx: PhaseContext) -> Generator:
     while distance < p:
         yield from ctx.exchange((r + distance) % p, (r - distance) % p, None, None, key, False)
         distance, key = distance * 2, key + 1
+
+
+def halving_doubling_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one halving-doubling phase. Each level of recursive
+    halving moves p parts in all (every pair swaps complementary halves of a range, and the ranges
+    of a level cover all p parts once per pair), so log2(power) levels move p(power-1) parts
+    between them; doubling mirrors it; all-reduce adds the fold and unfold of the extra ranks."""
+    power, extra, _ = _fold(p, 0)
+    if op in ("reduce-scatter", "all-gather"):
+        return p * (power - 1) * unit_bytes(op, nbytes, p)
+    return 2 * p * (power - 1) * unit_bytes(op, nbytes, p) + 2 * extra * nbytes
+
+
+def recursive_doubling_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one recursive-doubling phase: all-gather as
+    halving-doubling's; all-reduce swaps the whole buffer at each of log2(power) steps."""
+    if op == "all-gather":
+        return halving_doubling_bytes(op, nbytes, p)
+    power, extra, _ = _fold(p, 0)
+    return power * (power.bit_length() - 1) * nbytes + 2 * extra * nbytes
+
+
+def dissemination_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes of a dissemination barrier: one 1-byte signal per rank per round, ceil(log2 p) rounds."""
+    return p * (p - 1).bit_length()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Generator
 
-from system.algorithms.context import PhaseContext
+from system.algorithms.context import PhaseContext, unit_bytes
 
 
 def ring_reduce_scatter(ctx: PhaseContext, first_key: int = 0) -> Generator:
@@ -62,3 +62,13 @@ def ring(ctx: PhaseContext) -> Generator:
         yield from ring_all_gather(ctx, ctx.size - 1)
     else:  # all-to-all
         yield from ring_all_to_all(ctx)
+
+
+def ring_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one ring phase: every rank sends one part per step
+    (all-to-all: p(p-1)/2 steps, every block travelling hop by hop)."""
+    if op == "all-to-all":
+        steps = p * (p - 1) // 2
+    else:
+        steps = 2 * (p - 1) if op == "all-reduce" else p - 1
+    return p * steps * unit_bytes(op, nbytes, p)

@@ -82,3 +82,9 @@ def binary_tree(ctx: PhaseContext) -> Generator:
 
 def double_binary_tree(ctx: PhaseContext) -> Generator:
     yield from _tree_walk(ctx, astra_tree(ctx.size, second=ctx.variant % 2 == 1), up=True, down=True)
+
+
+def tree_bytes(op: str, nbytes: int, p: int) -> int:
+    """Wire bytes the whole group sends in one tree phase: the whole buffer over each of the p-1
+    tree edges, up (reduce), down (broadcast) or both (all-reduce)."""
+    return (2 if op == "all-reduce" else 1) * (p - 1) * nbytes

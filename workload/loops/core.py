@@ -24,7 +24,8 @@ class LayerStats:
     """One layer on one NPU, summed over all passes (ns)."""
 
     compute: dict = field(default_factory=lambda: dict.fromkeys(PASSES, 0.0))
-    exposed: dict = field(default_factory=lambda: dict.fromkeys(PASSES, 0.0))
+    exposed: dict = field(default_factory=lambda: dict.fromkeys(PASSES, 0.0))  # blocked while the collective ran
+    exposed_update: dict = field(default_factory=lambda: dict.fromkeys(PASSES, 0.0))  # blocked on the weight update
     total_comm: dict = field(default_factory=lambda: dict.fromkeys(PASSES, 0.0))
     collectives: dict = field(default_factory=lambda: {p: [] for p in PASSES})  # CollectiveRecords
 
@@ -46,6 +47,7 @@ class NpuRun:
         self.compute_intervals: list[tuple[float, float]] = []
         self.comm_intervals: list[tuple[float, float]] = []
         self.finished_at: float | None = None
+        self._collective_end: dict[simpy.Event, float] = {}  # issued event -> when its collective ended
 
     def compute(self, layer: int, phase: str, ns: float) -> simpy.Timeout:
         """Spend `ns` of compute on `layer`'s `phase` (fwd, ig or wg)."""
@@ -79,6 +81,7 @@ class NpuRun:
         process = self.system.collective(comm.kind, comm.nbytes, dims, **kwargs)
         stats = self.layers[layer]
         issued = self.env.now
+        waited_on = process if update_ns <= 0 else self.env.process(self._then_update(process, update_ns))
 
         def finished(done: simpy.Event) -> None:
             if not done.ok:  # the failure reaches whoever waits on the collective
@@ -86,11 +89,10 @@ class NpuRun:
             stats.total_comm[phase] += done.value.duration_ns
             stats.collectives[phase].append(done.value)
             self.comm_intervals.append((issued, self.env.now))
+            self._collective_end[waited_on] = self.env.now
 
         process.callbacks.append(finished)
-        if update_ns <= 0:
-            return process
-        return self.env.process(self._then_update(process, update_ns))
+        return waited_on
 
     def _alone(self, dims, group) -> bool:
         """Whether the communicator is this NPU alone (no dimension of more than one NPU, or a group of one)."""
@@ -104,12 +106,18 @@ class NpuRun:
         yield self.env.timeout(update_ns)
 
     def wait(self, layer: int, phase: str, event: simpy.Event | None) -> Generator:
-        """Block until `event` fires; the time blocked is `layer`'s exposed communication for `phase`."""
+        """Block until `event` fires; the time blocked is `layer`'s exposed communication for `phase`,
+        split at the end of the collective: blocked after it, on the weight update that follows
+        (`issue`'s update_ns), is exposed update time."""
         if event is None or event.processed:
+            self._collective_end.pop(event, None)
             return
         started = self.env.now
         yield event
-        self.layers[layer].exposed[phase] += self.env.now - started
+        stats = self.layers[layer]
+        comm_end = max(started, self._collective_end.pop(event, self.env.now))
+        stats.exposed[phase] += comm_end - started
+        stats.exposed_update[phase] += self.env.now - comm_end
 
     def option(self, key: str, default=None):
         """A header option of the workload (`model_parallel_NPU_group: 4` -> [4]); `default` if absent."""

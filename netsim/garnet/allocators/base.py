@@ -27,6 +27,12 @@ from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import shared_departures
 
 
+# Beyond this many VCs holding packets in a router, batches are not tried: under load a contender
+# nearly always bids within a cycle or two, and looking for the horizon costs more than it saves
+# (batches never change results, only the work: tests/test_packet_mode.py compares batch=False).
+BATCH_MAX_OCCUPIED = 2
+
+
 class SwitchAllocator:
     """Base of the router models (`allocators/__init__.py` registers them by name)."""
 
@@ -105,8 +111,8 @@ class SwitchAllocator:
             out.slots.take(cycles, now)
             port.slots.take(cycles, now)
             return cycles
-        if remaining == 1 or not self.batch:
-            return range(first, first + 1)
+        if remaining == 1 or not self.batch or len(self.router.occupied) > BATCH_MAX_OCCUPIED:
+            return range(first, first + 1)  # (a busy router: contenders nearly always cut a batch short)
         limit = now + self.horizon  # departures must come before any possible contender's bid
         port = vc.port
         for other in self.router.occupied:

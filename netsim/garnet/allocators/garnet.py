@@ -93,7 +93,8 @@ class GarnetAllocator(SwitchAllocator):
             return wake_at
         if len(picked) == 1:
             for port, (_, vc, out_vc) in picked.items():
-                at = self._grant(vc, vc.out, out_vc, cycle, self._waiting(contenders, port, {vc.out}), 1)
+                at_port = self._waiting(contenders, port, {vc.out}) if whole else 1
+                at = self._grant(vc, vc.out, out_vc, cycle, at_port, 1)
                 return at if at < wake_at else wake_at
         bids = {}  # output unit -> (its round-robin distance, VC, downstream VC, bidders): SA-II so far
         next_port, ports = self.next_port, self.ports
@@ -107,7 +108,7 @@ class GarnetAllocator(SwitchAllocator):
                 wake_at = cycle + 1  # the port that loses bids again next cycle
                 bids[out] = (distance, vc, out_vc, best[3] + 1) if distance < best[0] else (*best[:3], best[3] + 1)
         for out, (_, vc, out_vc, bidders) in bids.items():
-            at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids), bidders)
+            at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids) if whole else 1, bidders)
             if at < wake_at:
                 wake_at = at
         return wake_at

@@ -1,0 +1,137 @@
+"""An output folder: written so that a reader never takes a damaged one for a whole one, read back
+with checks.
+
+Writing: the old summary.json goes first (a folder without one is not a finished run), then every
+table is written to a temporary file and renamed into place, and summary.json comes last, listing
+the tables it belongs with (`files`: name -> bytes). A full disk or an unwritable place is a
+one-line error, never a table cut mid-row beside a summary that says all is well.
+
+Reading: only the tables summary.json lists are read (stale files of an earlier run in the same
+folder are not), each must have the size listed, and the tables the report reads must have their
+columns; anything else says the folder is damaged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from netsim.config import read_text
+from netsim.errors import ConfigError
+from netsim.report import LINK_COLUMNS, to_json
+from netsim.timeseries import TIMESERIES_COLUMNS
+
+SUMMARY = "summary.json"
+# Columns `netsim report` and its plots read, per table (a table of another kind is read as it is).
+REQUIRED_COLUMNS = {
+    "links": tuple(LINK_COLUMNS),
+    "link_timeseries": TIMESERIES_COLUMNS,
+    "packet_latency": ("latency_cycles", "packets"),
+    "sweep": ("offered_load", "accepted_load", "avg_packet_latency_cycles", "saturated"),
+}
+NAME_LIMIT = 100
+
+
+def folder_name(name: str) -> str:
+    """`name` (a run's name, from a config file the user may not have written) as one harmless
+    path component: no separators, no leading dots, printable, at most NAME_LIMIT characters."""
+    safe = re.sub(r"[^A-Za-z0-9._+=-]+", "_", name).lstrip(".")[:NAME_LIMIT]
+    return safe or "run"
+
+
+def prepare(out_dir: Path) -> None:
+    """Create `out_dir` now and check it can be written, so a run does not simulate for nothing."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".netsim-probe.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"{out_dir}: cannot write the output folder here ({exc.strerror or exc})") from None
+
+
+def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path) -> Path:
+    """Write summary.json and every table as NAME.csv into `out_dir` (created if needed); see the
+    module docstring. `summary` gets its `files` entry."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / SUMMARY).unlink(missing_ok=True)
+        files = {}
+        for name, frame in tables.items():
+            path = out_dir / f"{name}.csv"
+            _atomic(path, frame.to_csv(index=False))
+            files[path.name] = path.stat().st_size
+        summary["files"] = files
+        _atomic(out_dir / SUMMARY, to_json(summary) + "\n")
+    except OSError as exc:
+        where = exc.filename or out_dir
+        raise ConfigError(f"{where}: cannot write the output folder {out_dir} ({exc.strerror or exc})") from None
+    return out_dir
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """One CSV written whole or not at all (a one-line error when it cannot be written)."""
+    try:
+        _atomic(path, frame.to_csv(index=False))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """Read a run's output folder back: summary.json and its CSV tables (see the module docstring)."""
+    summary_path = out_dir / SUMMARY
+    if not summary_path.is_file():
+        raise ConfigError(f"{out_dir}: not a netsim output folder (no {SUMMARY}; a run still writing it, "
+                          f"or one whose writing failed, has none)")
+    try:
+        summary = json.loads(read_text(summary_path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{summary_path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(summary, dict):
+        raise ConfigError(f"{summary_path}: expected a JSON object")
+    files = summary.get("files")
+    if files is None:  # written before summaries listed their tables
+        paths = sorted(out_dir.glob("*.csv"))
+    elif isinstance(files, dict) and all(isinstance(size, int) for size in files.values()):
+        paths = [out_dir / name for name in files]
+        for path in paths:
+            size = path.stat().st_size if path.is_file() else None
+            if size != files[path.name]:
+                found = "missing" if size is None else f"{size} bytes"
+                raise ConfigError(f"{out_dir}: damaged output folder: {path.name} is {found}, {SUMMARY} lists "
+                                  f"{files[path.name]} bytes (a full disk, or a copy cut short?)")
+    else:
+        raise ConfigError(f"{summary_path}: key 'files': expected file names and sizes, got {files!r:.60}")
+    return summary, {path.stem: read_table(path) for path in paths}
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """One CSV of an output folder, with the columns the report reads; a table with no rows and no
+    columns (e.g. no phases) reads as empty."""
+    try:
+        frame = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+    missing = [column for column in REQUIRED_COLUMNS.get(path.stem, ()) if column not in frame.columns]
+    if missing:
+        raise ConfigError(f"{path}: damaged or not netsim's: missing column(s) {', '.join(missing)}")
+    return frame

@@ -1,0 +1,113 @@
+"""A corpus of bad inputs, one of each kind, across every input kind and command: each gives one
+line on stderr naming what is wrong and a non-zero exit; none ends in a traceback, none is
+accepted silently, none prints argparse's usage text."""
+
+import pytest
+
+from netsim.cli import main
+
+RING = 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ {bw} ]\nlatency: [ 500 ]\n'
+LEGACY_JSON = ('{{"topologies-per-dim": ["Ring"], "units-count": [8], "links-count": [16], "link-bandwidth": [{bw}], '
+               '"link-latency": [500]}}')
+TORUS = '[topology]\nkind = "torus"\ndims = [4]\nbandwidth = "50GB/s"\nlatency = "500ns"\n'
+LAYER = "l1 -1 {fwd} NONE 0 5 NONE 0 5 ALLREDUCE {size} 5\n"
+STUDY = '[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n'
+
+# (files to write: name -> text, command line, a fragment of the one line expected)
+CASES = {
+    "topology kind a list": ({"net.toml": TORUS.replace('"torus"', '["torus"]')}, ["run", "--network", "net.toml"],
+                             "key 'topology.kind': expected one of torus"),
+    "a 5000-character network name": ({}, ["run", "--network", "x" * 5000], "not a network file (File name too long)"),
+    "NaN in ASTRA-sim YAML": ({"n.yml": RING.format(bw=".nan")}, ["run", "--network", "n.yml"], "not a finite number"),
+    "1e400 in ASTRA-sim YAML": ({"n.yml": RING.format(bw="1.0e+400")}, ["run", "--network", "n.yml"],
+                                "not a finite number"),
+    "NaN in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="NaN")}, ["run", "--network", "n.json"],
+                              "not a finite number"),
+    "1e400 in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="1e400")}, ["run", "--network", "n.json"],
+                                "not a finite number"),
+    "NaN count in ASTRA-sim Garnet text": ({"g.txt": "num-npus: nan\nnum-packages: 1\n"}, ["run", "--network", "g.txt"],
+                                           "expected finite numbers"),
+    "a YAML integer key": ({"n.yml": RING.format(bw=50) + "1: 2\n"}, ["run", "--network", "n.yml"],
+                           "key '1': unknown key"),
+    "deeply nested TOML": ({"n.toml": "a = " + "[" * 3000 + "]" * 3000 + "\n"}, ["run", "--network", "n.toml"],
+                           "nested too deeply"),
+    "deeply nested YAML": ({"n.yml": "topology: " + "[" * 3000 + "]" * 3000 + "\n"}, ["run", "--network", "n.yml"],
+                           "nested too deeply"),
+    "deeply nested JSON": ({"n.json": '{"topologies-per-dim": ' + "[" * 100000 + "]" * 100000 + "}"},
+                           ["run", "--network", "n.json"], "nested too deeply"),
+    "deeply nested --set": ({}, ["run", "--set", "topology.dims=" + "[" * 3000 + "]" * 3000], "nested too deeply"),
+    "nan compute in a legacy workload": ({"w.txt": "DATA\n1\n" + LAYER.format(fwd="nan", size=1000)},
+                                         ["run", "--workload", "w.txt"], "field 'fwd compute': expected an integer"),
+    "inf size in a legacy workload": ({"w.txt": "DATA\n1\n" + LAYER.format(fwd=5, size="inf")},
+                                      ["run", "--workload", "w.txt"], "field 'wg comm size': expected an integer"),
+    "a size past 64 bits": ({"w.txt": "DATA\n1\n" + LAYER.format(fwd=5, size=10**30)}, ["run", "--workload", "w.txt"],
+                            "out of range"),
+    "a workload with no layers": ({"w.txt": "DATA\n0\n"}, ["run", "--workload", "w.txt"], "expected at least one layer"),
+    "TOML workload that is a string": ({"w.toml": 'workload = "x"\n'}, ["run", "--workload", "w.toml"],
+                                       "key 'workload': expected the table [workload]"),
+    "TOML workload reserved a string": ({"w.toml": '[workload]\nloop = "DATA"\n[[layer]]\nreserved = "x"\n'},
+                                        ["run", "--workload", "w.toml"], "key 'reserved': expected -1 or the index"),
+    "unknown key inside [workload]": ({"w.toml": '[workload]\nloop = "DATA"\nbogus = 1\n[[layer]]\nname = "a"\n'},
+                                      ["run", "--workload", "w.toml"], "key 'workload.bogus': unknown key"),
+    "unknown top-level workload key": ({"w.toml": 'mystery = 1\n[workload]\nloop = "DATA"\n'},
+                                       ["run", "--workload", "w.toml"], "key 'mystery': unknown key"),
+    "--out naming a file": ({"taken": ""}, ["run", "--out", "taken"], "taken: cannot write the output folder"),
+    "--out in an unwritable place": ({}, ["run", "--out", "/proc/netsim"], "cannot write the output folder"),
+    "workload gen --out in an unwritable place": ({}, ["workload", "gen", "--out", "/proc/netsim"],
+                                                  "cannot write the workload"),
+    "workload gen of absurd dimensions": ({}, ["workload", "gen", "--hidden", str(10**30)], "beyond 2^63 - 1"),
+    "--scheduler not a URL": ({"s.toml": STUDY}, ["sweep", "s.toml", "--scheduler", "not-a-url"],
+                              "expected a Dask scheduler address tcp://HOST:PORT"),
+    "--scheduler over TLS": ({"s.toml": STUDY}, ["sweep", "s.toml", "--scheduler", "tls://127.0.0.1:8786"],
+                             "TLS is not supported; netsim trusts the Dask cluster"),
+    "report on links.csv missing columns": (
+        {"r/summary.json": '{"name": "r"}', "r/links.csv": "link_id,src\n0,1\n"}, ["report", "r"],
+        "links.csv: damaged or not netsim's: missing column(s) dst"),
+    "report on a folder whose table was cut": (
+        {"r/summary.json": '{"name": "r", "files": {"links.csv": 999}}', "r/links.csv": "link_id,src\n0,1\n"},
+        ["report", "r"], "damaged output folder: links.csv is 16 bytes, summary.json lists 999 bytes"),
+    "a bandwidth in GBps": ({}, ["collective", "all-reduce", "--size", "1KiB", "--set", "topology.bandwidth=50GBps"],
+                            "ambiguous unit 'GBps': write 'GB/s' for bytes or 'Gbps' for bits"),
+    "a collective on 1 NPU": ({}, ["collective", "all-reduce", "--size", "1KiB", "--set", "topology.dims=[1]"],
+                              "has 1 NPU: a collective needs at least 2"),
+    "--backend and --set backend disagree": ({}, ["run", "--backend", "analytical", "--set", "backend=garnet"],
+                                             "--backend analytical and --set backend=garnet disagree"),
+    "an empty [grid]": ({"s.toml": STUDY + "[grid]\n"}, ["sweep", "s.toml"], "[grid] is empty"),
+    "a study's backend twice": ({"s.toml": STUDY + 'backend = "garnet"\n"network.backend" = "analytical"\n'},
+                                ["sweep", "s.toml"], "sets the backend twice"),
+    "a study's results outside its folder": ({"s.toml": 'results = "../r.jsonl"\n' + STUDY}, ["sweep", "s.toml"],
+                                             "expected a file name in the study's folder"),
+    "--jobs beyond reason": ({"s.toml": STUDY}, ["sweep", "s.toml", "--jobs", "100000"], "at most"),
+    "a 100,000-NPU ring (memory quadratic in the NPUs)": (
+        {}, ["collective", "all-reduce", "--size", "1MiB", "--network", "ring-8", "--set", "topology.dims=[100000]"],
+        "this all-reduce would need about 373.5GiB of memory (100,000 NPUs"),
+    "a billion chunks": ({}, ["collective", "all-reduce", "--size", "64MiB", "--set",
+                              "preferred-dataset-splits=1000000000"], "67,108,864 chunks each), more than the"),
+    "a 100,000-NPU training run": ({}, ["run", "--set", "topology.dims=[100000]"],
+                                   "this run of Resnet50_DataParallel would need about"),
+    "an unknown collective kind": ({}, ["collective", "bogus", "--size", "1KiB"], "argument kind: invalid choice"),
+    "--rate not a number": ({}, ["synth", "--pattern", "uniform", "--rate", "abc"],
+                            "argument --rate: invalid float value: 'abc' (see 'netsim synth --help')"),
+    "--seed not a number": ({}, ["run", "--seed", "abc"], "argument --seed: invalid int value: 'abc'"),
+    "no command": ({}, [], "the following arguments are required: COMMAND"),
+    "--out on report, which writes no folder": ({}, ["report", "r", "--out", "x"], "unrecognized arguments: --out x"),
+    "--seed on topo, which draws nothing": ({}, ["topo", "torus-4x4", "--seed", "3"], "unrecognized arguments: --seed"),
+    "--set on sweep (the study sets keys)": ({"s.toml": STUDY}, ["sweep", "s.toml", "--set", "x=1"],
+                                             "unrecognized arguments: --set"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, capsys, name):
+    files, argv, expected = CASES[name]
+    for relative, text in files.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 2, (out, err)
+    assert err.count("\n") == 1 and err.startswith("netsim: error: "), err
+    assert expected in err, err
+    assert "usage:" not in out + err
