@@ -112,13 +112,13 @@ class Scheduler:
         self._queues: dict[tuple, GroupQueue] = {}
         self._communicators: dict[tuple, int] = {}
         self._over_dims: dict[tuple, Communicator] = {}
-        self.plans: dict[tuple, tuple] = {}  # a collective's chunk plans, shared by members that issue it alike
+        self.plans: dict[tuple, tuple] = {}  # a collective's planning, shared by members that issue it alike
         self.symmetric = symmetric
         self._barriers: dict[Hashable, list] = {}  # key -> [NPUs still to arrive, event]
 
-    def communicator_id(self, comm) -> int:
+    def communicator_id(self, members: tuple) -> int:
         """A small int naming a communicator, the same on every member."""
-        return self._communicators.setdefault(comm.members, len(self._communicators))
+        return self._communicators.setdefault(members, len(self._communicators))
 
     def over_dims(self, topology, npu: int, dims: tuple):
         """The communicator of `npu` over topology dimensions `dims`, built once and shared by its members
