@@ -165,6 +165,8 @@ def run_case(case: Case, astra: str | None, repeat: int, timeout: float | None) 
                 wall, rss, out = timed(command, folder, timeout)
             except subprocess.TimeoutExpired:
                 return {"case": case.name, "npus": case.npus, "timeout": True}
+            except RuntimeError as exc:  # netsim refused the case (one line, e.g. its memory estimate)
+                return {"case": case.name, "npus": case.npus, "error": str(exc).splitlines()[-2:]}
             netsim_runs.append((wall, rss))
             result = json.loads(out)
             if other:
@@ -213,6 +215,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         row = run_case(case, args.astra, args.repeat, args.timeout)
+        if row.get("error"):
+            print(f"| {case.name} | {case.npus} | refused: {row['error'][0][-160:]} | - | {case.reference} | - | - | - "
+                  f"| - |", flush=True)
+            continue
         if row.get("timeout"):
             print(f"| {case.name} | {case.npus} | > {args.timeout:g} (stopped) | - | {case.reference} | - | - | - | - |",
                   flush=True)
