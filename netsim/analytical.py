@@ -16,12 +16,19 @@ A link's bytes and busy time are counted when a message is sent, whole; the coun
 during a run (`link_counters`, link_timeseries.csv) leave out the part of each message not yet
 serialized, taking a message to cross its route's links evenly over its serialization time, so a
 sampling interval is charged only what crossed in it.
+
+Messages that never interfere let the system layer simulate one NPU of a symmetric collective and
+stand it for all (system.symmetric): `uniform_orbit` checks that every member's copy of one of its
+messages costs exactly the same, and each of the representative's messages is counted once per
+orbit (`send_mirrored`), its bytes reaching the link and NPU counters in bulk (`flush_orbits`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Hashable
 
+import numpy as np
 import simpy
 
 from netsim.api import Network
@@ -33,6 +40,7 @@ class AnalyticalNetwork(Network):
 
     backend_name = "analytical"
     models_congestion = False
+    mirrors = "members"  # system.symmetric may stand one NPU for any symmetric communicator: messages never meet
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
         """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
@@ -50,6 +58,92 @@ class AnalyticalNetwork(Network):
         # (start, end of serialization, bytes, link ids) of messages still crossing at the next read
         # of the counters (Network.next_counter_read): the only ones whose share must be left out
         self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
+        self._crossing_orbits: list[tuple[float, float, int, Orbit]] = []  # the same for mirrored messages
+        self._links = {(link.src, link.dst): link for link in topology.links}
+        self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
+        self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
+        self._orbit_link_busy: np.ndarray | None = None
+
+    @property
+    def handed_off(self) -> simpy.Event:
+        """The event every send returns (fired already: a message is handed off at once)."""
+        return self._handed_off
+
+    def uniform_orbit(self, pairs: list[tuple[int, int]], relabelling=None) -> "Orbit | None":
+        """The (src, dst) pairs one representative message stands for, with the links they load, when every
+        pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth) and takes
+        one route (no tie drawn at random per message, which would charge links message by message); else None.
+        (`relabelling`, which the congestion-aware backend needs, is not: messages here never meet.)"""
+        cost = self.route_cost(*pairs[0])[:2]
+        links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
+        random_ties = self.topology.route_ties == "random"
+        for src, dst in pairs:
+            if random_ties and self.topology.tie_dims(src, dst):  # each message draws its way round: per message
+                return None
+            latency, bandwidth, link_ids = self._cost_of_route(src, dst)
+            if (latency, bandwidth) != cost:
+                return None
+            for link_id in link_ids:
+                links[link_id] += 1
+        link_ids = np.fromiter(links, dtype=np.intp, count=len(links))
+        bandwidths = np.array([self.topology.links[i].bandwidth for i in links])
+        return Orbit(pairs, link_ids, np.fromiter(links.values(), dtype=np.int64, count=len(links)), bandwidths)
+
+    def mirror(self, orbits: list["Orbit"]) -> bool:
+        """Run these orbits from now on (always possible here: their messages never meet)."""
+        self.stands_for(max(len(orbit.pairs) for orbit in orbits))
+        return True
+
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived) -> None:
+        """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them); call `arrived()`
+        when they arrive. Their bytes reach the counters at the next flush."""
+        pending = self._pending_orbits.get(orbit)
+        if pending is None:
+            pending = self._pending_orbits[orbit] = defaultdict(int)
+        pending[nbytes] += 1
+        self.messages_sent += len(orbit.pairs)
+        latency, bandwidth, _ = self.route_cost(src, dst)
+        now, serialization = self.env.now, nbytes / bandwidth
+        if now + serialization > self.next_counter_read:
+            self._crossing_orbits.append((now, now + serialization, nbytes, orbit))
+        self.env.timeout(latency + serialization).callbacks.append(lambda _event: self._mirrored(orbit, arrived))
+
+    def _mirrored(self, orbit: "Orbit", arrived) -> None:
+        self.messages_delivered += len(orbit.pairs)
+        arrived()
+
+    def _accumulate_orbits(self) -> None:
+        """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, cheap to
+        read while running) and the per-NPU bytes. A link's busy time adds routes x messages x (bytes /
+        bandwidth), which may differ from adding each message's share in turn by float rounding
+        (relative 1e-15); bytes are exact."""
+        if self._pending_orbits and self._orbit_link_bytes is None:
+            self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
+            self._orbit_link_busy = np.zeros(len(self.link_bytes))
+        for orbit, pending in self._pending_orbits.items():
+            total = sum(nbytes * count for nbytes, count in pending.items())
+            busy = sum(count * (nbytes / orbit.bandwidths) for nbytes, count in pending.items())
+            self._orbit_link_bytes[orbit.link_ids] += orbit.routes * total
+            self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
+            self.count_orbit_bytes(orbit.senders, orbit.receivers, total)
+        self._pending_orbits.clear()
+        super().flush_orbits()
+
+    def flush_orbits(self) -> None:
+        """Bring `link_bytes`, `link_busy_ns` and the per-NPU counters up to date with the orbits' traffic
+        (at the end of a symmetric collective, and before reports)."""
+        self._accumulate_orbits()
+        if self._orbit_link_bytes is not None:
+            self.link_bytes, self.link_busy_ns = self._merged_link_counters()
+            self._orbit_link_bytes = self._orbit_link_busy = None
+
+    def _merged_link_counters(self) -> tuple[list, list]:
+        if self._orbit_link_bytes is None:
+            return list(self.link_bytes), list(self.link_busy_ns)
+        if not any(self.link_bytes):  # no message went per message: orbit traffic only
+            return self._orbit_link_bytes.tolist(), self._orbit_link_busy.tolist()
+        return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
+                (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
@@ -57,16 +151,18 @@ class AnalyticalNetwork(Network):
         key = (src, dst, ties)
         cost = self._route_costs.get(key)
         if cost is None:
-            topo = self.topology
-            path = topo.route(src, self._charged_destination(src, dst), ties)
-            links = [topo.link(u, v) for u, v in zip(path, path[1:])]
-            latency = sum(link.latency for link in links)
-            latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
-            latency += 2 * sum(topo.nic_latency[d] for d in {link.dim for link in links if link.dim >= 0})
-            bandwidth = min(link.bandwidth for link in links)
-            cost = (latency, bandwidth, tuple(link.id for link in links))
-            self._route_costs[key] = cost
+            cost = self._route_costs[key] = self._cost_of_route(src, dst, ties)
         return cost
+
+    def _cost_of_route(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
+        topo = self.topology
+        path = topo.route(src, self._charged_destination(src, dst), ties)
+        links = [self._links[u, v] for u, v in zip(path, path[1:])]
+        latency = sum(link.latency for link in links)
+        latency += sum(topo.switch_latency.get(node, 0.0) for node in path[1:-1])
+        latency += 2 * sum(topo.nic_latency[d] for d in {link.dim for link in links if link.dim >= 0})
+        bandwidth = min(link.bandwidth for link in links)
+        return latency, bandwidth, tuple(link.id for link in links)
 
     def _charged_destination(self, src: int, dst: int) -> int:
         """Where the cost model takes a message to go: `dst`, or under an ASTRA-sim rule the NPU that
@@ -105,6 +201,7 @@ class AnalyticalNetwork(Network):
 
     def link_stats(self):
         """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
+        self.flush_orbits()
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple[list, list]:
@@ -112,11 +209,34 @@ class AnalyticalNetwork(Network):
         have yet to serialize (see the module docstring)."""
         now = self.env.now
         self._crossing = [entry for entry in self._crossing if entry[1] > now]  # those still crossing
-        link_bytes, busy = list(self.link_bytes), list(self.link_busy_ns)
+        self._accumulate_orbits()
+        link_bytes, busy = self._merged_link_counters()
         links = self.topology.links
         for start, end, nbytes, link_ids in self._crossing:
             left = nbytes * (end - max(now, start)) / (end - start)
             for link_id in link_ids:
                 link_bytes[link_id] -= left
                 busy[link_id] -= left / links[link_id].bandwidth
+        self._crossing_orbits = [entry for entry in self._crossing_orbits if entry[1] > now]
+        if self._crossing_orbits:
+            link_bytes, busy = np.array(link_bytes, dtype=float), np.array(busy)
+            for start, end, nbytes, orbit in self._crossing_orbits:
+                left = nbytes * (end - max(now, start)) / (end - start)
+                link_bytes[orbit.link_ids] -= left * orbit.routes
+                busy[orbit.link_ids] -= left * orbit.routes / orbit.bandwidths
+            link_bytes, busy = link_bytes.tolist(), busy.tolist()
         return link_bytes, busy
+
+
+class Orbit:
+    """Pairs (src, dst) that send alike in a symmetric collective: the links their routes cross (ids, how
+    many of the routes cross each, bandwidths), and the senders and receivers, which are the same NPUs
+    (each once) for all orbits of one collective."""
+
+    __slots__ = ("pairs", "link_ids", "routes", "bandwidths", "senders", "receivers")
+
+    def __init__(self, pairs: list[tuple[int, int]], link_ids: np.ndarray, routes: np.ndarray, bandwidths: np.ndarray):
+        self.pairs = pairs
+        self.link_ids, self.routes, self.bandwidths = link_ids, routes, bandwidths
+        self.senders = tuple(sorted(src for src, _dst in pairs))
+        self.receivers = tuple(sorted(dst for _src, dst in pairs))

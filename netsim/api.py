@@ -137,6 +137,10 @@ class Network(ABC):
 
     backend_name = "abstract"
     models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
+    # Which symmetric collectives system.symmetric may run as one representative NPU on this backend:
+    # None (none), "members" (any communicator), "everyone" (one spanning every NPU). Such a backend
+    # has `uniform_orbit`, `mirror`, `send_mirrored` and `handed_off`.
+    mirrors: str | None = None
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None):
         self.topology = topology
@@ -147,10 +151,14 @@ class Network(ABC):
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
+        self.started = False  # run() has been called (the system layer plans some collectives only before)
+        self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
+        self._check_every: float = float("inf")
         # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
         # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
         self.next_counter_read = math.inf
         self.warnings: list[str] = []  # one line each, on what the run went through (summary.json)
+        self._orbit_bytes: dict[tuple, int] = {}  # (senders, receivers) -> bytes each, not yet in the NPU counters
 
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
@@ -178,13 +186,21 @@ class Network(ABC):
         link sampling, Ctrl-C); when it returns True the run stops where it is. Returns True when
         the run was stopped that way (the state is then a consistent between-events snapshot).
         """
+        self.started = True
         with rare_garbage_collection():
             return self._run_events(until, monitor)
+
+    def stands_for(self, npus: int) -> None:
+        """From now on an event may stand for `npus` NPUs' events (system.symmetric runs one NPU for many):
+        the monitor is checked that much more often, so progress and link samples keep their cadence."""
+        if self._monitor_stride is not None:
+            self._check_every = min(self._check_every, max(1, self._monitor_stride // npus))
 
     def _run_events(self, until: float | None, monitor: "Monitor | None") -> bool:
         peek, step = self.env.peek, self.env.step
         limit = float("inf") if until is None else until
-        stride = monitor.stride if monitor is not None else -1
+        self._monitor_stride = monitor.stride if monitor is not None else None
+        self._check_every = monitor.stride if monitor is not None else float("inf")
         count = 0
         stopped = False
         while True:
@@ -193,7 +209,7 @@ class Network(ABC):
                 break
             step()
             count += 1
-            if count == stride:
+            if count >= self._check_every:
                 self.events += count
                 count = 0
                 if monitor.check(self):
@@ -218,7 +234,23 @@ class Network(ABC):
         """Simulation events run so far, as the run summary counts them (progress display)."""
         return self.events
 
+    def count_orbit_bytes(self, senders: tuple, receivers: tuple, nbytes: int) -> None:
+        """`nbytes` sent by each of `senders` and received by each of `receivers` (system.symmetric's
+        messages that stand for one per member), added to the NPU counters in bulk by `flush_orbits`."""
+        key = (senders, receivers)
+        self._orbit_bytes[key] = self._orbit_bytes.get(key, 0) + nbytes
+
+    def flush_orbits(self) -> None:
+        """Bring the counters up to date with the traffic counted in bulk (`count_orbit_bytes`)."""
+        for (senders, receivers), nbytes in self._orbit_bytes.items():
+            for npu in senders:
+                self.bytes_sent[npu] += nbytes
+            for npu in receivers:
+                self.bytes_received[npu] += nbytes
+        self._orbit_bytes.clear()
+
     def npu_stats(self) -> pd.DataFrame:
+        self.flush_orbits()
         return pd.DataFrame({"npu": range(self.topology.npus), "bytes_sent": self.bytes_sent,
                              "bytes_received": self.bytes_received})
 

@@ -106,6 +106,12 @@ class SystemConfig:
     queues_per_dimension: int = setting(1, key="queues-per-dimension", parse=positive_int,
                                         help="queues per dimension; chunk i uses queue i mod this, each with "
                                              "active-chunks-per-dimension slots")
+    collective_simulation: str = setting("symmetric", key="collective-simulation",
+                                         parse=choice("symmetric", "per-message"),
+                                         help="symmetric: a collective every member issues alike runs on one "
+                                              "representative NPU when the network is congestion-unaware and the "
+                                              "algorithms treat all ranks alike (same results, docs/scale.md); "
+                                              "per-message: every NPU runs every message (the reference)")
     intra_dimension_scheduling: str = setting("fifo", key="intra-dimension-scheduling",
                                               parse=choice(*INTRA_POLICIES),
                                               help="order of ready chunks of equal priority and issue order: "

@@ -37,6 +37,8 @@ from typing import Hashable
 
 import simpy
 
+from system.collectives import Communicator
+
 INTRA_POLICIES = ("fifo", "smallest-first", "less-remaining-phases-first")
 INTER_POLICIES = ("ascending", "round-robin", "themis")
 
@@ -102,16 +104,32 @@ class GroupQueue:
 class Scheduler:
     """State the NPUs of one simulation share: group queues and communicator ids (for message tags)."""
 
-    def __init__(self, config):
+    def __init__(self, config, symmetric=None):
+        """`symmetric`: the system.symmetric.SymmetricCollectives that decides which collectives run as one
+        representative NPU (build_systems passes it)."""
         self.config = config
         self.sign = 1 if config.scheduling_policy == "FIFO" else -1
         self._queues: dict[tuple, GroupQueue] = {}
         self._communicators: dict[tuple, int] = {}
+        self._over_dims: dict[tuple, Communicator] = {}
+        self.plans: dict[tuple, tuple] = {}  # a collective's planning, shared by members that issue it alike
+        self.symmetric = symmetric
         self._barriers: dict[Hashable, list] = {}  # key -> [NPUs still to arrive, event]
 
     def communicator_id(self, members: tuple) -> int:
         """A small int naming a communicator, the same on every member."""
         return self._communicators.setdefault(members, len(self._communicators))
+
+    def over_dims(self, topology, npu: int, dims: tuple):
+        """The communicator of `npu` over topology dimensions `dims`, built once and shared by its members
+        (every NPU building its own made a run over all dimensions O(NPUs^2) in time and memory)."""
+        dims = tuple(sorted(set(dims)))
+        coords = topology.coords(npu)
+        key = (dims, tuple(c for d, c in enumerate(coords) if d not in dims))
+        comm = self._over_dims.get(key)
+        if comm is None:
+            comm = self._over_dims[key] = Communicator.over_dims(topology, npu, dims)
+        return comm
 
     def queue(self, group: tuple, chunk: int) -> GroupQueue:
         key = (group, chunk % self.config.queues_per_dimension)

@@ -19,6 +19,7 @@ from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, a
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
+from system.symmetric import MirrorEndpoint, SoloScheduler, SymmetricCollectives
 
 
 class System:
@@ -101,12 +102,33 @@ class System:
         self._seq[comm_id] += 1
         record = CollectiveRecord(kind, nbytes, self.npu, comm.dims, issued_at=self.env.now)
         self.records.append(record)
-        chunk_sizes, plans = self._plans(kind, nbytes, comm, self._load[comm_id])
-        record.planned_bytes = self._wire_share(plans, comm)
+        chunk_sizes, plans, record.planned_bytes = self._planned(kind, nbytes, comm, comm_id)
         plans = [[(phase, name, self._variant(name, phase, comm)) for phase, name in plan] for plan in plans]
         payload = self.functional.collective(self, kind, nbytes, comm, len(chunk_sizes)) if self.functional else None
         issue = (self.env.now, seq)
+        signature = (kind, nbytes, self.env.now, priority, tuple(map(tuple, plans)))
+        self.scheduler.symmetric.issued(self.npu, (comm_id, seq), signature, self._network_started())
         return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
+
+    def _planned(self, kind: str, nbytes: int, comm: Communicator, comm_id: int) -> tuple[list[int], list, float]:
+        """`_plans` and this NPU's wire share, computed once for all members that issue the same collective
+        over the same shape of communicator with the same load (Scheduler.plans; 4096 NPUs planned the
+        same phases 4096 times), updating the communicator's load."""
+        load = self._load[comm_id]
+        key = (kind, nbytes, comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, len(comm.members),
+               tuple(sorted(load.items())))
+        planned = self.scheduler.plans.get(key)
+        if planned is None:
+            chunk_sizes, plans = self._plans(kind, nbytes, comm, load)
+            planned = self.scheduler.plans[key] = (chunk_sizes, plans, self._wire_share(plans, comm), dict(load))
+        else:
+            load.update(planned[3])
+        return planned[:3]
+
+    def _network_started(self) -> bool:
+        """Whether the simulation runs already (a symmetric collective must be issued before it does)."""
+        network = getattr(self.endpoint, "network", None)
+        return network is None or network.started
 
     def planned_bytes(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
                       group: Sequence[int] | None = None) -> float:
@@ -131,7 +153,7 @@ class System:
         dims = tuple(range(len(self.sizes)) if dims is None else dims)
         comm = self._over_dims.get(dims)
         if comm is None:
-            comm = self._over_dims[dims] = Communicator.over_dims(self.topology, self.npu, dims)
+            comm = self._over_dims[dims] = self.scheduler.over_dims(self.topology, self.npu, dims)
         return comm
 
     def _plans(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple[list[int], list]:
@@ -221,41 +243,56 @@ class System:
 
     # ------------------------------------------------------------------ execution
     def _run(self, record, plans, comm, tag, issue, priority, payload):
+        symmetric = self.scheduler.symmetric
+        instance = symmetric.decide(tag, comm, self, plans)
+        endpoint, scheduler = self.endpoint, self.scheduler
+        if instance is not None and instance.representative != self.npu:  # copy the representative's timeline
+            record.chunks = (yield instance.done).chunks
+            symmetric.finished(self.npu)
+            record.finished_at = self.env.now
+            return record
+        if instance is not None:
+            endpoint = MirrorEndpoint(self.endpoint, self.endpoint.network, instance.relabelling, instance)
+            scheduler = SoloScheduler(self.scheduler, self.npu)
         chunks = []
         for index, plan in enumerate(plans):
             phases: list[PhaseRecord] = []
             record.chunks.append(phases)
             chunk_payload = payload.chunk(index) if payload is not None else None
             chunks.append(self.env.process(self._chunk(plan, phases, comm, (tag, index), index, issue, priority,
-                                                       chunk_payload)))
+                                                       chunk_payload, endpoint, scheduler)))
         if chunks:
             yield self.env.all_of(chunks)
         if payload is not None:
             payload.finish()
+        symmetric.finished(self.npu)
         record.finished_at = self.env.now
+        if instance is not None:
+            self.endpoint.network.flush_orbits()
+            instance.done.succeed(record)
         return record
 
-    def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload):
+    def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload, endpoint, scheduler):
         for step, (phase, name, variant) in enumerate(plan):
             phase_record = PhaseRecord(phase.dim, phase.op, name, phase.nbytes, queued_at=self.env.now)
             phases.append(phase_record)
             group = comm.members if phase.dim is None else comm.peers(self.topology, self.npu, phase.dim)
-            queue = self.scheduler.queue(group, index)
+            queue = scheduler.queue(group, index)
             key = (chunk_tag, step)
             yield queue.request(self.env, self.npu, key,
-                                self.scheduler.order(priority, issue, phase.nbytes, len(plan) - step))
+                                scheduler.order(priority, issue, phase.nbytes, len(plan) - step))
             phase_record.started_at = self.env.now
             algorithm, window = resolve(name)
             rank = group.index(self.npu)
             data = payload.phase(phase, group, rank) if payload is not None else None
-            ctx = PhaseContext(self.endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
+            ctx = PhaseContext(endpoint, group, rank, phase.op, phase.nbytes, key, self.config.endpoint_delay,
                                self.reduction, self.astra_accounting,
                                self.config.direct_collective_window if window is None else window, variant, data)
             yield from algorithm.run(ctx)
             if data is not None:
                 data.finish()
             if self.config.phase_barrier == "all":  # ASTRA-sim v1: the chunk moves on once every NPU has finished
-                yield self.scheduler.barrier(self.env, key, len(comm.members))
+                yield scheduler.barrier(self.env, key, len(comm.members))
             queue.release(self.npu, key)
             phase_record.finished_at = self.env.now
 
@@ -264,5 +301,5 @@ def build_systems(network, config: SystemConfig) -> list[System]:
     """One System per NPU of `network` (sharing one scheduler), after checking the config fits the topology."""
     topology = network.topology
     check_algorithms(config, topology.dim_sizes, f"system config '{config.name}'")
-    scheduler = Scheduler(config)
+    scheduler = Scheduler(config, SymmetricCollectives(config))
     return [System(network.endpoint(npu), topology, config, scheduler) for npu in range(topology.npus)]

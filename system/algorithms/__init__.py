@@ -5,7 +5,9 @@ that exchanges messages with the other members of the phase's group. Each step s
 previous step's receive has completed and costs `endpoint-delay` after it (plus 3*bytes/local-mem-bw
 when it reduces); every phase starts with one endpoint delay. A registration also says which
 collective ops the algorithm implements, which of them need a power-of-two group, and whether it
-is a flat `one-*` variant (one phase over all NPUs of the communicator instead of one per dimension).
+is a flat `one-*` variant (one phase over all NPUs of the communicator instead of one per dimension),
+and, for system.symmetric, the relabellings of ranks it is unchanged by (`symmetry`: cyclic shifts,
+XOR masks, or None) and the ranks rank 0 sends to (`partners`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,19 @@ from system.algorithms.tree import binary_tree, double_binary_tree, tree_bytes
 REDUCTIONS = frozenset({"all-reduce", "reduce-scatter", "all-gather"})
 
 
+def _powers_of_two(size: int) -> list[int]:
+    """1, 2, 4, ... below `size`."""
+    return [1 << k for k in range(max(size - 1, 0).bit_length())]
+
+
+def _neighbour(size: int) -> list[int]:
+    return [1]
+
+
+def _everyone(size: int) -> list[int]:
+    return list(range(1, size))
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """A registered algorithm: its generator and what it can run."""
@@ -33,6 +48,8 @@ class Algorithm:
     ops: frozenset
     power_of_two: frozenset = frozenset()  # ops that need a power-of-two group
     flat: bool = False  # one phase over the whole communicator
+    symmetry: str | None = None  # "cyclic" | "xor": rank relabellings that leave the algorithm unchanged
+    partners: Callable[[int], list[int]] = _everyone  # group size -> the ranks rank 0 sends to
 
     def supports(self, op: str, size: int) -> bool:
         return op in self.ops and not (op in self.power_of_two and size & (size - 1))
@@ -45,24 +62,28 @@ class Algorithm:
             raise ConfigError(f"algorithm '{name}' needs a power-of-two group for {op}, got {size} NPUs")
 
 
-_RING = Algorithm(ring, ring_bytes, REDUCTIONS | {"all-to-all"})
-_DIRECT = Algorithm(direct, direct_bytes, REDUCTIONS | {"all-to-all", "gather", "scatter"})
+_RING = Algorithm(ring, ring_bytes, REDUCTIONS | {"all-to-all"}, symmetry="cyclic", partners=_neighbour)
+# gather and scatter have a root: system.symmetric never mirrors them, whatever the algorithm
+_DIRECT = Algorithm(direct, direct_bytes, REDUCTIONS | {"all-to-all", "gather", "scatter"}, symmetry="cyclic")
 _HALVING_DOUBLING = Algorithm(halving_doubling, halving_doubling_bytes, REDUCTIONS,
-                              frozenset({"reduce-scatter", "all-gather"}))
+                              frozenset({"reduce-scatter", "all-gather"}), symmetry="xor", partners=_powers_of_two)
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ring": _RING,
     "direct": _DIRECT,
     "halving-doubling": _HALVING_DOUBLING,
     "recursive-doubling": Algorithm(recursive_doubling, recursive_doubling_bytes,
-                                    frozenset({"all-reduce", "all-gather"}), frozenset({"all-gather"})),
+                                    frozenset({"all-reduce", "all-gather"}), frozenset({"all-gather"}),
+                                    symmetry="xor", partners=_powers_of_two),
     "double-binary-tree": Algorithm(double_binary_tree, tree_bytes, frozenset({"all-reduce"})),
     "binary-tree": Algorithm(binary_tree, tree_bytes, frozenset({"all-reduce", "broadcast", "reduce"})),
-    "dissemination": Algorithm(dissemination, dissemination_bytes, frozenset({"barrier"})),
-    "one-ring": Algorithm(ring, ring_bytes, _RING.ops, flat=True),
-    "one-direct": Algorithm(direct, direct_bytes, _DIRECT.ops, flat=True),
+    "dissemination": Algorithm(dissemination, dissemination_bytes, frozenset({"barrier"}), symmetry="cyclic",
+                               partners=lambda size: sorted({d % size for d in _powers_of_two(size)})),
+    "one-ring": Algorithm(ring, ring_bytes, _RING.ops, flat=True, symmetry="cyclic", partners=_neighbour),
+    "one-direct": Algorithm(direct, direct_bytes, _DIRECT.ops, flat=True, symmetry="cyclic"),
     "one-halving-doubling": Algorithm(halving_doubling, halving_doubling_bytes, _HALVING_DOUBLING.ops,
-                                      _HALVING_DOUBLING.power_of_two, flat=True),
+                                      _HALVING_DOUBLING.power_of_two, flat=True, symmetry="xor",
+                                      partners=_powers_of_two),
 }
 
 # Collectives that no ASTRA-sim key configures run over the whole communicator with these.

@@ -1,0 +1,144 @@
+"""The symmetric fast path (system.symmetric) against the per-message reference.
+
+Each case runs one collective twice, with `collective-simulation = "symmetric"` (one representative
+NPU stands for all when the check proves them alike) and `"per-message"` (every NPU runs every
+message), and requires the same results: the collective time and every phase time bit for bit,
+the same bytes per link and per NPU, and busy times equal up to float rounding. Cases: every
+bundled network x algorithm x collective, and every ASTRA-sim sample of tests/data/astra-sim-2x on
+its own files, on both analytical backends (congestion-unaware and congestion-aware).
+"""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from netsim.backends import create_network
+from netsim.errors import ConfigError
+from netsim.network_config import load_network
+from netsim.runner import run_collective
+from system import build_systems, load_system
+from tests.helpers import analytical
+
+DATA = Path(__file__).parent / "data" / "astra-sim-2x"
+TOPOLOGIES = Path(__file__).parents[1] / "topologies"
+NETWORKS = sorted(p.stem for p in TOPOLOGIES.glob("*.toml") if not p.stem.endswith("-noc"))
+ALGORITHMS = {"ring": ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"),
+              "direct": ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"),
+              "halving-doubling": ("all-reduce", "reduce-scatter", "all-gather"),
+              "double-binary-tree": ("all-reduce",), "one-ring": ("all-reduce",)}
+MODES = ("per-message", "symmetric")
+BACKENDS = ("analytical", "congestion-aware")
+
+
+def both_ways(network, system, kind: str, nbytes: int, overrides=(), backend: str = "analytical"):
+    """The two runs' results, reference first."""
+    results = []
+    for mode in MODES:
+        config = load_system(system, [*overrides, (["collective-simulation"], mode)])
+        results.append(run_collective(load_network(network, backend=backend), config, kind, nbytes))
+    return results
+
+
+def assert_same(reference, fast):
+    assert fast.summary["collective_time_ns"] == reference.summary["collective_time_ns"]
+    assert fast.summary["bytes_sent_total"] == reference.summary["bytes_sent_total"]
+    assert fast.tables["detailed"].equals(reference.tables["detailed"])
+    assert fast.tables["npus"].equals(reference.tables["npus"])
+    links, expected = fast.tables["links"], reference.tables["links"]
+    assert links["bytes"].tolist() == expected["bytes"].tolist()
+    assert links["busy_time_ns"].tolist() == pytest.approx(expected["busy_time_ns"].tolist(), rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("network", NETWORKS)
+def test_every_bundled_network_algorithm_and_collective(network, backend):
+    used = 0
+    for algorithm, kinds in ALGORITHMS.items():
+        for kind in kinds:
+            overrides = [([f"{kind}-implementation"], algorithm)]
+            try:
+                reference, fast = both_ways(network, "Ring_4chunks", kind, 3 * 2**20 + 7, overrides, backend)
+            except ConfigError:  # the algorithm cannot run there (group size); the same both ways
+                continue
+            assert_same(reference, fast)
+            used += fast.summary["events"] < reference.summary["events"]
+    # where every dimension is a homogeneous ring (or, without queues on links, also a switch or
+    # fully-connected one), ring at least runs as one NPU
+    if network.startswith(("ring", "torus")) or (backend == "analytical" and network != "fat-tree-32"):
+        assert used > 0
+
+
+def astra_rows():
+    """Each sample once per input (the reference rows repeat them per ASTRA-sim backend; the 64 MiB and
+    1 GiB files repeat the 1 MiB inputs at larger sizes, which take no other path)."""
+    seen = set()
+    for path in (DATA / "collectives-1MiB.csv", DATA / "collectives-extra.csv"):
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                key = (row["network_file"], row["system_file"], row["collective"], row["size_bytes_per_npu"])
+                if key not in seen:
+                    seen.add(key)
+                    yield pytest.param(row, id=f"{path.stem[12:]}-{row['system_variant']}-{row['topology']}-"
+                                               f"{row['collective']}-{row['algorithm']}-{row['size_bytes_per_npu']}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("row", list(astra_rows()))
+def test_astra_sim_samples(row, backend):
+    assert_same(*both_ways(DATA / row["network_file"], DATA / row["system_file"], row["collective"].replace("_", "-"),
+                           int(row["size_bytes_per_npu"]), backend=backend))
+
+
+def test_the_fast_path_runs_one_npu_on_a_ring():
+    reference, fast = both_ways("ring-16", "default", "all-reduce", 2**20)
+    assert fast.summary["events"] * 8 < reference.summary["events"]
+
+
+def test_staggered_members_run_per_message():
+    """Members that issue at different times are not alike: every NPU runs its own messages."""
+    times = {}
+    for mode in MODES:
+        network = analytical("ring-8")
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        events = []
+
+        def late(system):
+            yield network.env.timeout(5.0 * system.npu)
+            record = yield system.all_reduce(2**20)
+            events.append(record.finished_at)
+
+        for system in systems:
+            network.env.process(late(system))
+        network.run()
+        times[mode] = (sorted(events), network.events)
+    assert times["symmetric"] == times["per-message"]
+
+
+def test_a_collective_issued_during_a_symmetric_one_is_refused():
+    network = analytical("ring-8")
+    systems = build_systems(network, load_system("default"))
+    for system in systems:
+        system.all_reduce(2**20)
+
+    def later():
+        yield network.env.timeout(100.0)
+        systems[3].all_reduce(2**10)
+
+    network.env.process(later())
+    with pytest.raises(ConfigError, match="collective-simulation"):
+        network.run()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_backend_counters_read_directly_after_a_run_match(backend):
+    """Scripts read link_bytes and bytes_sent off the backend: they hold every member's traffic."""
+    counters = []
+    for mode in MODES:
+        network = create_network(backend, load_network("torus-4x4").build_topology())
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        for system in systems:
+            system.all_reduce(2**20)
+        network.run()
+        counters.append((network.link_bytes, network.bytes_sent, network.bytes_received, network.events))
+    assert counters[0][:3] == counters[1][:3] and counters[1][3] < counters[0][3]
