@@ -307,9 +307,18 @@ def _local(todo, jobs: int, state: SweepState, emit) -> None:
         for future in pending:
             future.cancel()
         if state.interrupted or pending:
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()  # running points are lost; finished ones are in the file
-        pool.shutdown(wait=True, cancel_futures=True)
+            # the executor's own thread may trip over the workers ended here (Python 3.10 printed
+            # "Exception in thread" now and then): a stop is what it sees, not an error to show
+            previous_hook = threading.excepthook
+            threading.excepthook = lambda args: None
+            try:
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.terminate()  # running points are lost; finished ones are in the file
+                pool.shutdown(wait=True, cancel_futures=True)
+            finally:
+                threading.excepthook = previous_hook
+        else:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def check_scheduler(address: str) -> str:
