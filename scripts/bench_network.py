@@ -45,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from booksim_agreement import BOOKSIM_BASE, BOOKSIM_WARMUP, TOPOLOGIES  # (scripts/, beside this one)
 from netsim.analytical import AnalyticalNetwork
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
@@ -236,13 +237,8 @@ def bench_scale(args) -> None:
               f"simulated, peak RSS {peak_rss_mib():.0f} MiB", flush=True)
 
 
-# BookSim2 (iq router, iSLIP allocators, 4-stage pipeline, 1-cycle channels) as netsim's booksim model
-BOOKSIM_CONFIG = dict(topology="torus", n=2, routing_function="dim_order", num_vcs=4, vc_buf_size=4,
-                      wait_for_tail_credit=1, vc_allocator="islip", sw_allocator="islip", alloc_iters=1,
-                      credit_delay=0, routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1,
-                      st_prepare_delay=0, speculative=0, output_delay=0, router="iq", traffic="uniform",
-                      packet_size=4, sim_type="latency", warmup_periods=3, sample_period=1000, max_samples=10,
-                      latency_thres=500.0, seed=0, injection_rate_uses_flits=1)
+# BookSim2's settings are booksim_agreement.py's (the validation README's), 4 VCs, 4-flit buffers and packets
+BOOKSIM_CASE = dict(num_vcs=4, vc_buf_size=4, packet_size=4, wait_for_tail_credit=1, traffic="uniform")
 NETSIM_AS_BOOKSIM = ["--set", "garnet.allocator=booksim", "--set", "garnet.routing=dor-booksim",
                      "--set", "garnet.router_latency=4", "--set", "garnet.vcs=4", "--set", "garnet.buffer_flits=4",
                      "--set", "garnet.packet_bytes=64", "--set", "garnet.flit_bytes=16",
@@ -266,15 +262,15 @@ def bench_booksim(args) -> None:
     for k, rate in ((8, 0.01), (8, 0.1), (8, 0.3), (16, 0.15)):
         with tempfile.TemporaryDirectory() as folder:
             config = Path(folder) / "booksim.cfg"
-            config.write_text("".join(f"{key} = {value};\n" for key, value in
-                                      {**BOOKSIM_CONFIG, "k": k, "injection_rate": rate}.items()))
+            settings = {**BOOKSIM_BASE, **TOPOLOGIES["torus-8x8"][0], **BOOKSIM_CASE, "k": k, "injection_rate": rate}
+            config.write_text("".join(f"{key} = {value};\n" for key, value in settings.items()))
             walls = {"booksim": [], "netsim": []}
             cycles = None
             for _ in range(args.repeats):  # alternate: a machine's load drifts alike for both
                 wall, out = timed([args.booksim, str(config)])
                 walls["booksim"].append(wall)
                 cycles = int(re.search(r"Time taken is (\d+) cycles", out).group(1))
-                warmup = BOOKSIM_CONFIG["warmup_periods"] * BOOKSIM_CONFIG["sample_period"]
+                warmup = BOOKSIM_WARMUP
                 wall, out = timed([netsim, "synth", "--network", "torus-8x8-noc", "--set", f"topology.dims=[{k},{k}]",
                                  "--pattern", "uniform", "--rate", str(rate), "--cycles", str(cycles - warmup),
                                  "--warmup", str(warmup), "--out", str(Path(folder) / "out"), *NETSIM_AS_BOOKSIM])

@@ -198,11 +198,10 @@ def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: 
 class RouteTies:
     """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule."""
 
-    __slots__ = ("topology", "dims", "seed", "sent")
+    __slots__ = ("topology", "seed", "sent")
 
     def __init__(self, topology: Topology, seed: int):
         self.topology = topology
-        self.dims = len(topology.dims)
         self.seed = seed if topology.route_ties == "random" else None
         self.sent: dict[tuple[int, int], int] = {}  # tied messages so far per (source, destination)
 

@@ -128,8 +128,7 @@ class GarnetAllocator(SwitchAllocator):
         out = vc.out
         if out is None:
             out = self.route(vc)
-        at = ready[0]
-        at = out.next_free(port.next_free(at if at > cycle else cycle))
+        at = out.next_free(port.next_free(max(ready[0], cycle)))
         if at > cycle:
             return at
         out_vc = vc.out_vc
