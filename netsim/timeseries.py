@@ -3,24 +3,30 @@
 Samples are taken at simulated-time boundaries, so the series depends only on the simulation,
 never on wall time. The interval starts small and doubles (dropping every other sample) whenever
 `2 * keep` samples are held, so a run of any length keeps between `keep` and `2 * keep` samples
-and the cost of sampling stays a small, bounded share of the run.
+and the cost of sampling stays a small, bounded share of the run. On a network with many links
+`keep` is lowered (not below `MIN_KEEP`) so the file stays under `ROW_BUDGET` rows: at 4096 NPUs
+a row per link and sample is what writing the reports costs most.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 TIMESERIES_COLUMNS = ("time_ns", "link_id", "bytes", "busy_time_ns")  # cumulative counters at time_ns
+ROW_BUDGET = 1_000_000  # most rows a run's time series holds (unless MIN_KEEP samples need more)
+MIN_KEEP = 10
 
 
 class LinkSampler:
     """Keeps (time_ns, bytes per link, busy ns per link) snapshots; see the module docstring."""
 
-    def __init__(self, keep: int = 50, first_interval_ns: float = 100.0):
+    def __init__(self, keep: int = 50, first_interval_ns: float = 100.0, row_budget: int = ROW_BUDGET):
         self.keep = keep
+        self.row_budget = row_budget
         self.interval = first_interval_ns
         self.next_at = 0.0
-        self.samples: list[tuple[float, list, list]] = []
+        self.samples: list[tuple[float, np.ndarray, np.ndarray]] = []
 
     def maybe_sample(self, network) -> None:
         """Sample if simulated time has reached the next boundary."""
@@ -34,7 +40,9 @@ class LinkSampler:
         if self.samples and self.samples[-1][0] == now:
             self.samples.pop()
         link_bytes, busy = network.link_counters()
-        self.samples.append((now, link_bytes, busy))
+        if not self.samples and link_bytes:  # the first: the network's size sets how many to keep
+            self.keep = max(MIN_KEEP, min(self.keep, self.row_budget // (2 * len(link_bytes))))
+        self.samples.append((now, np.asarray(link_bytes), np.asarray(busy, dtype=float)))
         self.next_at = now + self.interval
         if len(self.samples) >= 2 * self.keep:
             self.samples = self.samples[::2]
@@ -42,7 +50,15 @@ class LinkSampler:
         network.next_counter_read = self.next_at
 
     def frame(self) -> pd.DataFrame:
-        """Long format, one row per sample and link: TIMESERIES_COLUMNS."""
-        rows = [(t, link, b, busy) for t, link_bytes, busy_ns in self.samples
-                for link, (b, busy) in enumerate(zip(link_bytes, busy_ns))]
-        return pd.DataFrame(rows, columns=list(TIMESERIES_COLUMNS))
+        """Long format, one row per sample and link (samples in time order, links by id):
+        TIMESERIES_COLUMNS."""
+        if not self.samples:
+            return pd.DataFrame(columns=list(TIMESERIES_COLUMNS))
+        links = len(self.samples[0][1])
+        times, link_bytes, busy = zip(*self.samples)
+        return pd.DataFrame({
+            "time_ns": np.repeat(np.asarray(times, dtype=float), links),
+            "link_id": np.tile(np.arange(links, dtype=np.int64), len(times)),
+            "bytes": np.concatenate(link_bytes),
+            "busy_time_ns": np.concatenate(busy),
+        })

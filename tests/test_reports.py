@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from netsim import report
+from netsim import report, timeseries
 from netsim.backends import create_network
 from netsim.network_config import load_network
 from netsim.progress import RunMonitor
@@ -73,6 +73,36 @@ def test_timeseries_is_deterministic(tmp_path):
     first = collective("garnet", tmp_path / "a")[1]
     second = collective("garnet", tmp_path / "b")[1]
     assert (first / "link_timeseries.csv").read_text() == (second / "link_timeseries.csv").read_text()
+
+
+class CountingNetwork:
+    """A stand-in network for the sampler: `links` links whose counters grow with simulated time."""
+
+    def __init__(self, links: int):
+        self.links = links
+        self.env = type("Env", (), {"now": 0.0})()
+        self.next_counter_read = 0.0
+
+    def link_counters(self):
+        now = self.env.now
+        return [link * now for link in range(self.links)], [now / (link + 1) for link in range(self.links)]
+
+
+@pytest.mark.parametrize("links, keep", [(100, 50), (30_000, 16), (200_000, timeseries.MIN_KEEP)])
+def test_sampler_keeps_fewer_samples_on_large_networks_and_one_row_per_sample_and_link(links, keep):
+    network, sampler = CountingNetwork(links), timeseries.LinkSampler()
+    for step in range(1000):
+        network.env.now = 10.0 * step
+        sampler.maybe_sample(network)
+    sampler.sample(network)
+    assert sampler.keep == keep and keep <= len(sampler.samples) <= 2 * keep
+    frame = sampler.frame()
+    assert len(frame) == links * len(sampler.samples)
+    assert len(frame) <= max(timeseries.ROW_BUDGET, 2 * timeseries.MIN_KEEP * links)
+    rows = [(t, link, b, busy) for t, link_bytes, busy_ns in sampler.samples
+            for link, (b, busy) in enumerate(zip(link_bytes, busy_ns))]
+    assert frame.to_records(index=False).tolist() == rows
+    assert frame["time_ns"].iloc[-1] == network.env.now
 
 
 def test_report_tables():
