@@ -1,10 +1,11 @@
 """Up-front estimates of what a run will hold in memory and how much work it is, so a runaway input
 gets a clear error (it cannot fit) or a warning (it will take long) before it eats the machine.
 
-Memory, measured on this project's runs (scripts would re-measure them the same way):
-- every NPU holds the member list of each communicator it issues a collective on: about
-  BYTES_PER_MEMBER per member, so a collective over all N NPUs of one dimension costs about
-  BYTES_PER_MEMBER * N^2 (a 10,000-NPU ring: 3.9 GB; a 100,000-NPU one: 390 GB);
+Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective all-reduce --size
+1MiB`, scripts would re-measure them the same way):
+- every NPU costs about BYTES_PER_NPU (its System, its links and routes, its records): 8 KB on
+  a ring, 39 KB on a 3-D torus (512 vs 4096 NPUs and 4096 vs 16384); communicator member lists
+  are shared by their members, so they add nothing per NPU (they once grew as NPUs^2);
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
 Work: the packet backend moves about FLIT_HOPS_PER_S flit-hops a second (scripts/bench_network.py);
@@ -19,7 +20,7 @@ from pathlib import Path
 from netsim.errors import ConfigError
 from netsim.units import format_size
 
-BYTES_PER_MEMBER = 40
+BYTES_PER_NPU = 40_000
 BYTES_PER_CHUNK = 2600
 FLIT_HOPS_PER_S = 4e5
 WARN_AFTER_S = 600.0  # estimated work beyond this is worth a warning
@@ -30,21 +31,19 @@ class Budget:
     """What one run is expected to hold and do, from its plan before anything is built."""
 
     npus: int
-    members_per_npu: int  # members of the communicators each NPU issues collectives on, summed
     chunks_per_npu: int  # chunks of those collectives in flight per NPU at most
     flit_hops: float = 0.0  # packet backend: flits times hops the run moves (0: not known)
 
     @property
     def memory_bytes(self) -> float:
-        return self.npus * (self.members_per_npu * BYTES_PER_MEMBER + self.chunks_per_npu * BYTES_PER_CHUNK)
+        return self.npus * (BYTES_PER_NPU + self.chunks_per_npu * BYTES_PER_CHUNK)
 
     def check(self, what: str) -> list[str]:
         """A ConfigError when the run cannot fit in the memory available; else warnings (one line each)."""
         available = available_memory()
         if available is not None and self.memory_bytes > available:
             raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory "
-                              f"({self.npus:,} NPUs, {self.members_per_npu:,} communicator members and "
-                              f"{self.chunks_per_npu:,} chunks each), more than the {format_size(available)} "
+                              f"({self.npus:,} NPUs, {self.chunks_per_npu:,} chunks each), more than the {format_size(available)} "
                               f"available: use fewer NPUs or chunks (preferred-dataset-splits)")
         seconds = self.flit_hops / FLIT_HOPS_PER_S
         if seconds > WARN_AFTER_S:

@@ -85,7 +85,7 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     if flit_bytes:
         per_pass = sum(system.planned_bytes(kind, nbytes) for kind, nbytes in collectives)
         flit_hops = npus * passes * per_pass / flit_bytes
-    return Budget(npus, npus * len(collectives), chunks, flit_hops)
+    return Budget(npus, chunks, flit_hops)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:

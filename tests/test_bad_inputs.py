@@ -4,7 +4,9 @@ accepted silently, none prints argparse's usage text."""
 
 import pytest
 
+from netsim import budget
 from netsim.cli import main
+from netsim.errors import ConfigError
 
 RING = 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ {bw} ]\nlatency: [ 500 ]\n'
 LEGACY_JSON = ('{{"topologies-per-dim": ["Ring"], "units-count": [8], "links-count": [16], "link-bandwidth": [{bw}], '
@@ -78,9 +80,6 @@ CASES = {
     "a study's results outside its folder": ({"s.toml": 'results = "../r.jsonl"\n' + STUDY}, ["sweep", "s.toml"],
                                              "expected a file name in the study's folder"),
     "--jobs beyond reason": ({"s.toml": STUDY}, ["sweep", "s.toml", "--jobs", "100000"], "at most"),
-    "a 100,000-NPU ring (memory quadratic in the NPUs)": (
-        {}, ["collective", "all-reduce", "--size", "1MiB", "--network", "ring-8", "--set", "topology.dims=[100000]"],
-        "this all-reduce would need about 373.5GiB of memory (100,000 NPUs"),
     "a billion chunks": ({}, ["collective", "all-reduce", "--size", "64MiB", "--set",
                               "preferred-dataset-splits=1000000000"], "67,108,864 chunks each), more than the"),
     "a 100,000-NPU training run": ({}, ["run", "--set", "topology.dims=[100000]"],
@@ -111,3 +110,15 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, capsys
     assert err.count("\n") == 1 and err.startswith("netsim: error: "), err
     assert expected in err, err
     assert "usage:" not in out + err
+
+
+def test_memory_budget_grows_linearly_with_the_npus_and_refuses_only_what_cannot_fit(monkeypatch):
+    """Member lists are shared by a communicator's members, so memory grows as NPUs (it once grew as
+    NPUs^2 and refused a 100,000-NPU ring all-reduce that takes 1.5 GB): a run is refused only past what the
+    machine has."""
+    monkeypatch.setattr(budget, "available_memory", lambda: 24 << 30)
+    ring = budget.Budget(npus=100_000, chunks_per_npu=4)
+    assert ring.check("this all-reduce") == []
+    assert budget.Budget(npus=200_000, chunks_per_npu=4).memory_bytes == 2 * ring.memory_bytes
+    with pytest.raises(ConfigError, match=r"would need about .* of memory \(1,000,000 NPUs, 10 chunks each\)"):
+        budget.Budget(npus=1_000_000, chunks_per_npu=10).check("this all-reduce")
