@@ -4,12 +4,14 @@ so a change can show which results moved (or prove none did).
 Scenarios: every bundled datacenter network x algorithm x collective (1 MiB and 64 MiB, default
 system, analytical backend; a scenario that fails is recorded with its error), the same
 at 1 MiB with ASTRA-sim's Ring_4chunks system, `netsim run` of every bundled workload on
-torus-4x4 and torus-2x4x4 (2 passes), and a few packet-backend collectives.
+torus-4x4 and torus-2x4x4 (2 passes), a few packet-backend collectives, and the packet backend in
+depth (`packet`: collectives on six networks in flit and packet fidelity, synthetic traffic under
+both fidelities, VC-release rules and router models; CI compares the optional compiled build's).
 
     python scripts/fingerprint.py > before.txt        # ... change ...
     python scripts/fingerprint.py > after.txt
     python scripts/fingerprint.py --diff before.txt after.txt   # what moved, by how much
-    python scripts/fingerprint.py --only run          # one group: collective | astra | run | garnet
+    python scripts/fingerprint.py --only run          # one group: collective | astra | run | garnet | packet
 
 Each line is `scenario<TAB>value`: a time in ns printed with repr (bit for bit), or `error: ...`.
 """
@@ -35,13 +37,15 @@ WORKLOADS = ("Resnet50_DataParallel", "Transformer_HybridParallel", "Transformer
              "MLP_ModelParallel", "sample_per_layer_parallel_HybridCustomized", "microAllReduce", "microAllToAll")
 GARNET = (("ring-8", "all-reduce", "ring", "1MiB"), ("torus-4x4", "all-to-all", "direct", "1MiB"),
           ("torus-4x4", "all-reduce", "ring", "4MiB"), ("switch-16", "all-gather", "direct", "1MiB"))
-GROUPS = ("collective", "astra", "run", "garnet")
+PACKET_NETWORKS = ("torus-4x4", "ring-8", "switch-16", "fat-tree-32", "dgx-8x4", "torus-2x4x4")
+GROUPS = ("collective", "astra", "run", "garnet", "packet")
 
 
-def collective_time(network: str, system: str, kind: str, algorithm: str, size: str, backend: str = "analytical"):
+def collective_time(network: str, system: str, kind: str, algorithm: str, size: str, backend: str = "analytical",
+                    overrides: list | None = None):
     from netsim.units import parse_size
 
-    net = load_network(network, backend=backend)
+    net = load_network(network, overrides=overrides, backend=backend)
     sys_cfg = load_system(system, [([f"{kind}-implementation"], algorithm)])
     return run_collective(net, sys_cfg, kind, parse_size(size)).summary["collective_time_ns"]
 
@@ -72,6 +76,32 @@ def scenarios(only: str | None):
         for network, kind, algorithm, size in GARNET:
             yield (f"garnet {network} {algorithm} {kind} {size}",
                    lambda n=network, k=kind, a=algorithm, s=size: collective_time(n, "default", k, a, s, "garnet"))
+    if only == "packet":  # (not in the default set: the garnet group samples it)
+        yield from packet_scenarios()
+
+
+def packet_scenarios():
+    """The packet backend's own fingerprint: collective times, and every figure of a synthetic run."""
+    from netsim.traffic import run_synth
+
+    for network in PACKET_NETWORKS:
+        for fidelity in ("flit", "packet"):
+            for kind, algorithm, size in (("all-reduce", "ring", "1MiB"), ("all-to-all", "direct", "512KiB")):
+                yield (f"packet {network} {fidelity} {algorithm} {kind} {size}",
+                       lambda n=network, f=fidelity, k=kind, a=algorithm, s=size:
+                       collective_time(n, "default", k, a, s, "garnet", [(["garnet", "fidelity"], f)]))
+    for fidelity in ("flit", "packet"):
+        for release in ("tail-credit", "tail-sent"):
+            for allocator in ("garnet", "booksim"):
+                settings = {"fidelity": fidelity, "vc_release": release, "allocator": allocator, "buffer_flits": 8,
+                            "router_latency": 4, "packet_bytes": 64}
+
+                def synth(settings=settings):
+                    overrides = [(["garnet", key], value) for key, value in settings.items()]
+                    config = load_network("torus-8x8-noc", overrides=[*overrides, (["topology", "dims"], [4, 4])])
+                    result = run_synth(config, "uniform", 0.4, 4, 1500, 1)
+                    return tuple(value for key, value in sorted(result.items()) if key != "wall_time_s")
+                yield f"packet synth torus-4x4 uniform 0.4 {fidelity} {release} {allocator}", synth
 
 
 def measure(only: str | None) -> None:

@@ -14,6 +14,13 @@ leaving them the rest, as flit-level round robin would.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.input_unit import VirtualChannel
+    from netsim.garnet.output_unit import OutputUnit
+    from netsim.garnet.router import Router
+
 PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
 
 
@@ -62,7 +69,7 @@ class Slots:
         self.clear_from += span
 
 
-def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> list[int]:
+def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> range | list[int]:
     """Departures of a whole packet granted at `first` (packet fidelity) while `share` packets bid
     for its crossbar input or output: a flit at most every `share` slots of the link, each in a
     cycle free on both, once ready (`ready`: the ready cycles) and its credit is back (all on
@@ -87,7 +94,7 @@ def shared_departures(ready, first: int, count: int, out, out_vc: int, port, sha
     return cycles
 
 
-def departures(ready, first: int, count: int, out, out_vc: int):
+def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[int]:
     """Cycles at which `count` flits leave through `out` into downstream VC `out_vc` if the first
     leaves at `first`: one every `cpf` cycles (the link's cycles per flit), later only where a flit
     is not ready yet (`ready`: their ready cycles, or None if all are) or its credit is not back
@@ -113,7 +120,7 @@ def departures(ready, first: int, count: int, out, out_vc: int):
     return cycles
 
 
-def traverse(router, vc, out, leaving) -> bool:
+def traverse(router: Router, vc: VirtualChannel, out: OutputUnit, leaving: range | list[int]) -> bool:
     """The next flits of `vc`'s front packet leave through `out` at the cycles `leaving`; returns
     True if the packet's tail was among them."""
     packet = vc.packets[0]

@@ -11,8 +11,12 @@ The flit at the front of a VC is its packet's head when the VC has sent none of 
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
+
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.router import Router
 
 
 class VirtualChannel:
@@ -30,7 +34,7 @@ class VirtualChannel:
         self.packets: deque = deque()  # packets with flits here or on the way (more than one only
         # under tail-sent release, where a VC is a FIFO)
         self.sent = 0  # flits of the front packet already sent on
-        self.out = None  # OutputUnit of the front packet (None: not routed yet)
+        self.out: Any = None  # OutputUnit of the front packet (None: not routed yet)
         self.lo = self.hi = 0  # downstream VCs [lo, hi) its class may take
         self.out_vc = -1  # downstream VC allocated to the front packet
         self.head_from = 0  # the allocator's own gate for the front head (a pipeline stage's cycle)
@@ -79,12 +83,12 @@ class InputUnit:
     __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_delay", "busy_until", "link_id",
                  "index", "occupied", "head_delay", "body_delay", "stage", "slots")
 
-    def __init__(self, router, name: str, vcs: int, depth: int, link_id: int):
+    def __init__(self, router: Router, name: str, vcs: int, depth: int, link_id: int):
         self.router = router
         self.name = name
         self.vcs = [VirtualChannel(self, v) for v in range(vcs)]
         self.depth = depth
-        self.upstream = None  # the OutputUnit feeding this port (set by OutputUnit.connect)
+        self.upstream: Any = None  # the OutputUnit feeding this port (set by OutputUnit.connect)
         # set by OutputUnit.connect from the link and the router model:
         self.credit_delay = 1  # cycles from a flit leaving here to its credit being usable upstream
         self.head_delay = 1  # fewest cycles from a head's departure upstream to when it may leave here
@@ -94,7 +98,7 @@ class InputUnit:
         self.link_id = link_id
         self.index = 0  # position among its router's input ports (set by Router.add_input)
         self.occupied = 0  # VCs holding a packet
-        self.slots = None  # packet fidelity: the cycles its packets in flight take the crossbar input
+        self.slots: Any = None  # packet fidelity: the cycles its packets in flight take the crossbar input
 
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` this port may send a flit through the crossbar."""

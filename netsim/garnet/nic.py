@@ -13,6 +13,7 @@ ports have VCs and credits too: the NIC consumes each flit as it arrives and ret
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import departures
@@ -34,7 +35,7 @@ class Injector:
         self.flit = 0  # flits of it already injected
         self.tail_at = -1  # cycle the tail of a packet sent whole leaves
         self.out_vc = -1  # injection-port VC taken by the current packet
-        self.out = None  # OutputUnit into the router's injection input port
+        self.out: Any = None  # OutputUnit into the router's injection input port
         self.next_wake = NEVER
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
@@ -147,7 +148,7 @@ class Receiver:
 
     __slots__ = ("network", "clock", "arrivals", "next_wake")
 
-    def __init__(self, network):
+    def __init__(self, network: Any) -> None:
         self.network = network
         self.clock = network.clock
         self.arrivals: deque = deque()  # (cycle, packet) of tails still on the ejection link

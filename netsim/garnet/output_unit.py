@@ -16,6 +16,7 @@ tail-sent release (BookSim's default) from the cycle after the tail left, full o
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Any
 
 from netsim.garnet.clock import NEVER
 
@@ -46,11 +47,11 @@ class OutputUnit:
         self.lat = latency + cycles_per_flit - 1  # cycles from a flit's departure to its (last bit's) arrival
         self.busy_until = 0  # first cycle the link may take another flit
         self.index = 0  # position among its owner's output units (set by Router.add_output)
-        self.receiver = None  # the NIC receiver of an ejection unit (None: feeds a router)
+        self.receiver: Any = None  # the NIC receiver of an ejection unit (None: feeds a router)
         self.eject_credit_delay = 0  # ejection: cycles from a flit's departure to its credit being usable
         self.credit_horizon = 1  # fewest cycles before a credit not yet sent back could be usable here
-        self.dst_router = None
-        self.dst_port = None
+        self.dst_router: Any = None
+        self.dst_port: Any = None
         self.dst_vcs: list = []
         self.delay = 0  # cycles from a flit's departure to its ready cycle downstream
         self.depth = 0  # flits per downstream VC
@@ -65,7 +66,7 @@ class OutputUnit:
         self.stall = 0  # cycles flits waited for credits or a VC
         self.flits = 0
         self.bytes = 0
-        self.slots = None  # packet fidelity on a router's link: the cycles its packets in flight take
+        self.slots: Any = None  # packet fidelity on a router's link: the cycles its packets in flight take
         # packet fidelity under tail-sent release: a new packet may count the credits usable within
         # this many cycles, those already on their way back (see `select_vc`)
         self.lookahead = 0
@@ -105,7 +106,7 @@ class OutputUnit:
         self.pending = [[] for _ in range(vcs)]
         self.in_use = [False] * vcs
         self.tail_left = [-NEVER] * vcs
-        self.last_sent = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
+        self.last_sent: list[Any] = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
 
     # ------------------------------------------------------------------ credits and VCs
     def absorb(self, vc: int, cycle: int) -> int:

@@ -15,7 +15,13 @@ A router is stepped only at cycles where it has something to do; it never polls.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from netsim.garnet.clock import NEVER
+
+if TYPE_CHECKING:  # (types only: the units are built by the network)
+    from netsim.garnet.input_unit import InputUnit, VirtualChannel
+    from netsim.garnet.output_unit import OutputUnit
 
 
 class Router:
@@ -28,29 +34,29 @@ class Router:
         self.clock = clock
         self.node = node
         self.pipeline = pipeline  # router_latency (+ a switch's own latency), cycles
-        self.inputs: list = []  # InputUnits
-        self.outputs: list = []  # OutputUnits
-        self.occupied: dict = {}  # VCs holding a packet, in the order they became occupied
-        self.allocator = None  # the switch allocator of the router model (set by the network)
+        self.inputs: list[InputUnit] = []
+        self.outputs: list[OutputUnit] = []
+        self.occupied: dict[VirtualChannel, None] = {}  # VCs holding a packet, in the order they became occupied
+        self.allocator: Any = None  # the switch allocator of the router model (set by the network)
         self.next_wake = NEVER
         self.last_move = 0  # last cycle a flit left this router (deadlock detection)
 
-    def add_input(self, port) -> None:
+    def add_input(self, port: InputUnit) -> None:
         port.index = len(self.inputs)
         base = sum(len(other.vcs) for other in self.inputs)  # ports may have different VC counts
         for vc in port.vcs:
             vc.rank = base + vc.index
         self.inputs.append(port)
 
-    def add_output(self, out) -> None:
+    def add_output(self, out: OutputUnit) -> None:
         out.index = len(self.outputs)
         self.outputs.append(out)
 
-    def occupy(self, vc) -> None:
+    def occupy(self, vc: VirtualChannel) -> None:
         """`vc` has received a packet's head while empty (called by its input unit)."""
         self.occupied[vc] = None
 
-    def vacate(self, vc) -> None:
+    def vacate(self, vc: VirtualChannel) -> None:
         """`vc` has sent its last packet's tail (called by its input unit)."""
         del self.occupied[vc]
 

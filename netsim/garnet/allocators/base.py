@@ -22,9 +22,15 @@ round-robin pointers end where k single grants would leave them, so the results 
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import shared_departures
+
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.input_unit import VirtualChannel
+    from netsim.garnet.output_unit import OutputUnit
+    from netsim.garnet.router import Router
 
 
 # Beyond this many VCs holding packets in a router, batches are not tried: under load a contender
@@ -36,10 +42,10 @@ BATCH_MAX_OCCUPIED = 2
 class SwitchAllocator:
     """Base of the router models (`allocators/__init__.py` registers them by name)."""
 
-    name = ""
-    eject_consume = 0  # cycles a NIC takes to consume a flit before its credit goes back
+    name: ClassVar[str] = ""
+    eject_consume: ClassVar[int] = 0  # cycles a NIC takes to consume a flit before its credit goes back
 
-    def __init__(self, router, routing, whole_packets: bool, batch: bool):
+    def __init__(self, router: Router, routing, whole_packets: bool, batch: bool):
         self.router = router
         self.node = router.node
         self.routing = routing
@@ -59,20 +65,20 @@ class SwitchAllocator:
         """Why this model cannot run with `router_latency` ('' if it can)."""
         return ""
 
-    def route(self, vc):
+    def route(self, vc: VirtualChannel) -> OutputUnit:
         """Route computation for `vc`'s front packet; returns its output unit."""
         out, lo, hi = self.routing.output(self.router, vc.packets[0])
         vc.route_to(out, lo, hi)
         return out
 
-    def wants(self, vc, out) -> bool:
+    def wants(self, vc: VirtualChannel, out: OutputUnit) -> bool:
         """Might `vc` (holding packets) bid for output unit `out`?"""
         if vc.out is out:
             return True
         router, output = self.router, self.routing.output
         return any(output(router, packet)[0] is out for packet in vc.packets)
 
-    def earliest_bid(self, vc, cycle: int) -> int:
+    def earliest_bid(self, vc: VirtualChannel, cycle: int) -> int:
         """A lower bound on the cycle `vc` (holding packets) may next win the switch: its front
         flit ready, its input port and output link free, and a credit (or, for a head, a free
         downstream VC) usable, as far as known; what is not known yet (a flit or credit not sent
@@ -96,7 +102,7 @@ class SwitchAllocator:
                 at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1))
         return at
 
-    def leaving(self, vc, out, first: int, now: int, share: int = 1):
+    def leaving(self, vc: VirtualChannel, out: OutputUnit, first: int, now: int, share: int = 1) -> range | list[int]:
         """The departures of the flits `vc` sends on its grant at cycle `first` (now, the cycle this
         router is stepped, or soon after it): in packet fidelity the whole packet, sharing its input
         and output with `share` packets in all (crossbar.py); else the batch of the module docstring

@@ -21,20 +21,22 @@ credit allows a departure as many cycles later as a downstream router's would.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import traverse
 
 
 class BookSimAllocator(SwitchAllocator):
-    name = "booksim"
+    name: ClassVar[str] = "booksim"
     # The ejection credit loop is as long as a router-to-router one (5 cycles with 1-cycle links):
     # BookSim's terminal reads a flit a cycle after its link delivered it and returns the credit
     # then, as a downstream router does at switch allocation; the credit then takes its link and the
     # router's switch allocation before the next flit departs. Counted as 2 cycles of consumption
     # (1 missed the allocation cycle: a 16-flit packet through a 4-flit ejection VC did not stall a
     # cycle in 5 as in BookSim's trace, 3 cycles short at zero load on a single router).
-    eject_consume = 2
+    eject_consume: ClassVar[int] = 2
 
     def __init__(self, router, routing, whole_packets: bool, batch: bool, router_latency: int):
         super().__init__(router, routing, whole_packets, batch)
@@ -75,7 +77,7 @@ class BookSimAllocator(SwitchAllocator):
         """One cycle: VA, then SA and traversal; returns when to step again (NEVER: only when woken)."""
         wake_at = NEVER
         va_bids = []  # (VC, its free downstream VCs by global index)
-        sa_bids = {}  # input port -> {output unit: the VC that bids for it}
+        sa_bids: dict[Any, Any] = {}  # input port -> {output unit: the VC that bids for it}
         for vc in self.router.occupied:
             ready = vc.ready
             if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)

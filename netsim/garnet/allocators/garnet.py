@@ -13,15 +13,22 @@ So every input port gets an equal share of a contended output, however many VCs 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, ClassVar
+
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import traverse
 
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.input_unit import VirtualChannel
+    from netsim.garnet.output_unit import OutputUnit
+    from netsim.garnet.router import Router
+
 
 class GarnetAllocator(SwitchAllocator):
-    name = "garnet"
+    name: ClassVar[str] = "garnet"
 
-    def __init__(self, router, routing, whole_packets: bool, batch: bool):
+    def __init__(self, router: Router, routing, whole_packets: bool, batch: bool):
         super().__init__(router, routing, whole_packets, batch)
         self.next_vc = [0] * len(router.inputs)  # SA-I: per input port, where its VC search starts
         self.next_port = [0] * len(router.outputs)  # SA-II: per output, where its port search starts
@@ -38,8 +45,8 @@ class GarnetAllocator(SwitchAllocator):
             for vc in occupied:
                 return self._lone(vc, cycle)
         wake_at = NEVER
-        picked = {}  # input port -> (its round-robin distance, VC, downstream VC or -1): SA-I so far
-        contenders = {}  # packet fidelity: input port -> the outputs its VCs that may bid want
+        picked: dict[Any, Any] = {}  # input port -> (its round-robin distance, VC, downstream VC or -1): SA-I so far
+        contenders: dict[Any, Any] = {}  # packet fidelity: input port -> the outputs its VCs that may bid want
         next_vc, whole = self.next_vc, self.whole_packets
         for vc in occupied:
             port = vc.port
@@ -96,17 +103,17 @@ class GarnetAllocator(SwitchAllocator):
                 at_port = self._waiting(contenders, port, {vc.out}) if whole else 1
                 at = self._grant(vc, vc.out, out_vc, cycle, at_port, 1)
                 return at if at < wake_at else wake_at
-        bids = {}  # output unit -> (its round-robin distance, VC, downstream VC, bidders): SA-II so far
+        bids: dict[Any, Any] = {}  # output unit -> (its round-robin distance, VC, downstream VC, bidders): SA-II so far
         next_port, ports = self.next_port, self.ports
         for port, (_, vc, out_vc) in picked.items():
             out = vc.out
             distance = (port.index - next_port[out.index]) % ports
-            best = bids.get(out)
-            if best is None:
+            bid = bids.get(out)
+            if bid is None:
                 bids[out] = (distance, vc, out_vc, 1)
             else:
                 wake_at = cycle + 1  # the port that loses bids again next cycle
-                bids[out] = (distance, vc, out_vc, best[3] + 1) if distance < best[0] else (*best[:3], best[3] + 1)
+                bids[out] = (distance, vc, out_vc, bid[3] + 1) if distance < bid[0] else (*bid[:3], bid[3] + 1)
         for out, (_, vc, out_vc, bidders) in bids.items():
             at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids) if whole else 1, bidders)
             if at < wake_at:
@@ -119,7 +126,7 @@ class GarnetAllocator(SwitchAllocator):
         nobody has bid for now, `bid`), this cycle's winner included."""
         return 1 + sum(1 for out in contenders.get(port, ()) if out not in bid)
 
-    def _lone(self, vc, cycle: int) -> int:
+    def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
         ready = vc.ready
         if not ready:
@@ -144,7 +151,7 @@ class GarnetAllocator(SwitchAllocator):
             return out.credit_cycle(out_vc, cycle)
         return self._grant(vc, out, out_vc, cycle, 1, 1)
 
-    def _grant(self, vc, out, out_vc: int, cycle: int, at_port: int, at_output: int) -> int:
+    def _grant(self, vc: VirtualChannel, out: OutputUnit, out_vc: int, cycle: int, at_port: int, at_output: int) -> int:
         """`vc` wins `out` at `cycle` (a head with `out_vc` = -1 - the VC it chose): it crosses;
         returns when its input port may bid again (NEVER if it holds nothing more). `at_port` and
         `at_output`: VCs that could bid at its input port, ports that bid for its output now (a
