@@ -16,9 +16,14 @@ tail-sent release (BookSim's default) from the cycle after the tail left, full o
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
+
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.clock import CycleClock
+    from netsim.garnet.input_unit import InputUnit, VirtualChannel
+    from netsim.garnet.router import Router
 
 
 def _later(cycles, delay: int):
@@ -36,7 +41,7 @@ class OutputUnit:
                  "credits", "pending", "in_use", "tail_left", "last_sent", "release_on_sent", "next_vc", "waiting",
                  "stall_since", "stall", "flits", "bytes", "slots", "lookahead")
 
-    def __init__(self, owner, clock, name: str, link_id: int, cycles_per_flit: int, latency: int,
+    def __init__(self, owner, clock: CycleClock, name: str, link_id: int, cycles_per_flit: int, latency: int,
                  release_on_sent: bool):
         self.owner = owner  # the router or NIC injector that sends on this unit (woken by credits)
         self.clock = clock
@@ -50,9 +55,9 @@ class OutputUnit:
         self.receiver: Any = None  # the NIC receiver of an ejection unit (None: feeds a router)
         self.eject_credit_delay = 0  # ejection: cycles from a flit's departure to its credit being usable
         self.credit_horizon = 1  # fewest cycles before a credit not yet sent back could be usable here
-        self.dst_router: Any = None
-        self.dst_port: Any = None
-        self.dst_vcs: list = []
+        self.dst_router: Router | None = None
+        self.dst_port: InputUnit | None = None  # (None: an ejection unit, feeding `receiver`)
+        self.dst_vcs: list[VirtualChannel] = []
         self.delay = 0  # cycles from a flit's departure to its ready cycle downstream
         self.depth = 0  # flits per downstream VC
         self.credits: list[int] = []
@@ -76,7 +81,7 @@ class OutputUnit:
         at = self.busy_until if self.busy_until > cycle else cycle
         return at if self.slots is None else self.slots.next_free(at)
 
-    def connect(self, port, delay: int, credit_delay: int, head_delay: int, stage: int) -> None:
+    def connect(self, port: InputUnit, delay: int, credit_delay: int, head_delay: int, stage: int) -> None:
         """Point this unit at input unit `port` of a router: a flit leaving here at cycle d is ready
         there at d + `delay`, and its credit is usable here `credit_delay` cycles after it leaves
         there; `head_delay` and `stage` are the port's (see InputUnit)."""
@@ -232,14 +237,14 @@ class OutputUnit:
             self.stall_since = -1
         self.credits[vc] -= count
         self.last_sent[vc] = departures
-        receiver = self.receiver
-        if receiver is not None:  # the NIC consumes every flit as it arrives and returns its credit
+        port = self.dst_port
+        if port is None:  # the NIC consumes every flit as it arrives and returns its credit
             self.pending[vc].extend(_later(departures, self.eject_credit_delay))
             if tail:
-                receiver.arrive(packet, last + self.lat)
+                self.receiver.arrive(packet, last + self.lat)
         else:
             delay = self.delay
-            self.dst_port.receive(self.dst_vcs[vc], packet, head, _later(departures, delay))
+            port.receive(self.dst_vcs[vc], packet, head, _later(departures, delay))
             self.clock.wake(self.dst_router, first + delay)
         if tail:
             self.in_use[vc] = False

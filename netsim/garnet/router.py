@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from netsim.garnet.clock import NEVER
 
 if TYPE_CHECKING:  # (types only: the units are built by the network)
+    from netsim.garnet.clock import CycleClock
     from netsim.garnet.input_unit import InputUnit, VirtualChannel
     from netsim.garnet.output_unit import OutputUnit
 
@@ -30,7 +31,7 @@ class Router:
     __slots__ = ("clock", "node", "pipeline", "inputs", "outputs", "occupied", "allocator", "next_wake",
                  "last_move")
 
-    def __init__(self, clock, node: int, pipeline: int):
+    def __init__(self, clock: CycleClock, node: int, pipeline: int):
         self.clock = clock
         self.node = node
         self.pipeline = pipeline  # router_latency (+ a switch's own latency), cycles
