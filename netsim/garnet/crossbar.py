@@ -22,25 +22,29 @@ if TYPE_CHECKING:  # (types only)
     from netsim.garnet.router import Router
 
 PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
+EMPTY = range(0)
 
 
 class Slots:
     """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
-    fidelity), each for `width` cycles (a link's cycles per flit)."""
+    fidelity), each for `width` cycles (a link's cycles per flit). A lone packet's back-to-back
+    flits (the usual case) are kept as their range, `run`; cycles of packets that overlap it go
+    into the set `taken`."""
 
-    __slots__ = ("taken", "width", "clear_from")
+    __slots__ = ("run", "taken", "width", "clear_from")
 
     def __init__(self, width: int):
+        self.run = EMPTY
         self.taken: set[int] = set()
         self.width = width
         self.clear_from = 0  # every cycle from this one on is free
 
     def free(self, cycle: int) -> bool:
         """May a flit start at `cycle`?"""
-        taken = self.taken
+        run, taken = self.run, self.taken
         if self.width == 1:
-            return cycle not in taken
-        return not any(cycle + d in taken for d in range(1 - self.width, self.width))
+            return cycle not in run and cycle not in taken
+        return not any(cycle + d in run or cycle + d in taken for d in range(1 - self.width, self.width))
 
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` a flit may start."""
@@ -48,23 +52,34 @@ class Slots:
             cycle += 1
         return cycle
 
-    def take(self, cycles, now: int) -> None:
+    def take(self, cycles: range | list[int], now: int) -> None:
         """A packet's flits take `cycles` (increasing), decided at cycle `now`: no flit decided from
         now on starts before it, so cycles taken that far back are dropped."""
         taken = self.taken
         if self.clear_from <= now:  # every cycle taken so far is past (the usual case)
-            taken.clear()
-        elif len(taken) > PRUNE_AT:
-            taken.difference_update([t for t in taken if t + self.width <= now])
-        taken.update(cycles)
+            if taken:
+                taken.clear()
+            if type(cycles) is range:
+                self.run = cycles
+            else:
+                self.run = EMPTY
+                taken.update(cycles)
+        else:
+            if self.run:
+                taken.update(self.run)
+                self.run = EMPTY
+            if len(taken) > PRUNE_AT:
+                taken.difference_update([t for t in taken if t + self.width <= now])
+            taken.update(cycles)
         end = cycles[-1] + self.width
         if end > self.clear_from:
             self.clear_from = end
 
     def signature(self, c: int) -> tuple:
-        return tuple(sorted(t - c for t in self.taken if t >= c))
+        return tuple(sorted(t - c for t in (*self.run, *self.taken) if t >= c))
 
     def shift(self, span: int) -> None:
+        self.run = range(self.run.start + span, self.run.stop + span, self.run.step) if self.run else EMPTY
         self.taken = {t + span for t in self.taken}
         self.clear_from += span
 
