@@ -4,8 +4,8 @@ Samples are taken at simulated-time boundaries, so the series depends only on th
 never on wall time. The interval starts small and doubles (dropping every other sample) whenever
 `2 * keep` samples are held, so a run of any length keeps between `keep` and `2 * keep` samples
 and the cost of sampling stays a small, bounded share of the run. On a network with many links
-`keep` is lowered (not below `MIN_KEEP`) so the file stays under `ROW_BUDGET` rows: at 4096 NPUs
-a row per link and sample is what writing the reports costs most.
+`keep` is lowered so the file stays under `ROW_BUDGET` rows (past 50,000 links `MIN_KEEP` samples
+take more): at 4096 NPUs a row per link and sample is what writing the reports costs most.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class LinkSampler:
         link_bytes, busy = network.link_counters()
         if not self.samples and link_bytes:  # the first: the network's size sets how many to keep
             self.keep = max(MIN_KEEP, min(self.keep, self.row_budget // (2 * len(link_bytes))))
-        self.samples.append((now, np.asarray(link_bytes), np.asarray(busy, dtype=float)))
+        self.samples.append((now, np.asarray(link_bytes), np.asarray(busy)))
         self.next_at = now + self.interval
         if len(self.samples) >= 2 * self.keep:
             self.samples = self.samples[::2]
@@ -57,7 +57,7 @@ class LinkSampler:
         links = len(self.samples[0][1])
         times, link_bytes, busy = zip(*self.samples)
         return pd.DataFrame({
-            "time_ns": np.repeat(np.asarray(times, dtype=float), links),
+            "time_ns": np.repeat(np.asarray(times), links),
             "link_id": np.tile(np.arange(links, dtype=np.int64), len(times)),
             "bytes": np.concatenate(link_bytes),
             "busy_time_ns": np.concatenate(busy),

@@ -4,6 +4,7 @@ or those runs would test the pure-Python source a second time and prove nothing.
 
 import ast
 import importlib
+import importlib.util
 import os
 from pathlib import Path
 

@@ -276,3 +276,16 @@ def test_packet_mode_streams_small_packets_under_tail_sent_release():
         cycles[fidelity] = net.clock.now_cycle()
     flits = 256 * 5  # 256 packets of 4096 bytes, 5 flits of 1000 bytes each
     assert cycles["packet"] == cycles["flit"] < flits + 100
+
+
+def test_a_whole_size_given_as_a_float_or_numpy_integer_sends_what_an_int_sends():
+    """5000.0 and numpy's 5000 send what 5000 sends (in the compiled build too, whose typed code
+    takes only Python ints)."""
+    import numpy as np
+
+    config = load_network("torus-4x4")
+    results = []
+    for nbytes in (5000, 5000.0, np.int64(5000)):
+        net = GarnetNetwork(config.build_topology(), config=config)
+        results.append((one_message(net, 0, 5, nbytes), net.link_stats()["bytes"].sum()))
+    assert results[1:] == results[:1] * 2

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from netsim.garnet.output_unit import shifted
+
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
     from netsim.garnet.output_unit import OutputUnit
@@ -27,9 +29,9 @@ EMPTY = range(0)
 
 class Slots:
     """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
-    fidelity), each for `width` cycles (a link's cycles per flit). A lone packet's back-to-back
-    flits (the usual case) are kept as their range, `run`; cycles of packets that overlap it go
-    into the set `taken`."""
+    fidelity), each for `width` cycles (a link's cycles per flit). While one packet's back-to-back
+    flits are all there is (the usual case) they are kept as their range, `run`; once another
+    packet takes cycles before they are past, all of them go into the set `taken`."""
 
     __slots__ = ("run", "taken", "width", "clear_from")
 
@@ -79,7 +81,7 @@ class Slots:
         return tuple(sorted(t - c for t in (*self.run, *self.taken) if t >= c))
 
     def shift(self, span: int) -> None:
-        self.run = range(self.run.start + span, self.run.stop + span, self.run.step) if self.run else EMPTY
+        self.run = shifted(self.run, span) if self.run else EMPTY
         self.taken = {t + span for t in self.taken}
         self.clear_from += span
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # (types only)
     from netsim.garnet.router import Router
 
 
-def _later(cycles, delay: int):
+def shifted(cycles, delay: int):
     """`cycles` (a range or a list) each `delay` later."""
     if type(cycles) is range:
         return range(cycles.start + delay, cycles.stop + delay, cycles.step)
@@ -216,7 +216,7 @@ class OutputUnit:
     def credits_back(self, vc: int, departures, delay: int) -> None:
         """Flits that left downstream `vc` at `departures` (a range or a list) return their credits,
         usable here `delay` cycles later (called by the downstream input unit)."""
-        self.pending[vc].extend(_later(departures, delay))
+        self.pending[vc].extend(shifted(departures, delay))
         if self.waiting:
             self.waiting = False
             self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
@@ -239,12 +239,12 @@ class OutputUnit:
         self.last_sent[vc] = departures
         port = self.dst_port
         if port is None:  # the NIC consumes every flit as it arrives and returns its credit
-            self.pending[vc].extend(_later(departures, self.eject_credit_delay))
+            self.pending[vc].extend(shifted(departures, self.eject_credit_delay))
             if tail:
                 self.receiver.arrive(packet, last + self.lat)
         else:
             delay = self.delay
-            port.receive(self.dst_vcs[vc], packet, head, _later(departures, delay))
+            port.receive(self.dst_vcs[vc], packet, head, shifted(departures, delay))
             self.clock.wake(self.dst_router, first + delay)
         if tail:
             self.in_use[vc] = False

@@ -108,12 +108,12 @@ class GarnetAllocator(SwitchAllocator):
         for port, (_, vc, out_vc) in picked.items():
             out = vc.out
             distance = (port.index - next_port[out.index]) % ports
-            bid = bids.get(out)
-            if bid is None:
+            leader = bids.get(out)
+            if leader is None:
                 bids[out] = (distance, vc, out_vc, 1)
             else:
                 wake_at = cycle + 1  # the port that loses bids again next cycle
-                bids[out] = (distance, vc, out_vc, bid[3] + 1) if distance < bid[0] else (*bid[:3], bid[3] + 1)
+                bids[out] = (distance, vc, out_vc, leader[3] + 1) if distance < leader[0] else (*leader[:3], leader[3] + 1)
         for out, (_, vc, out_vc, bidders) in bids.items():
             at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids) if whole else 1, bidders)
             if at < wake_at:
