@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import signal
@@ -246,7 +247,10 @@ def collective_sizes(kind: str, size: str | None) -> list[int]:
         raise ConfigError(f"--size {size}: expected SIZE, FROM:TO or FROM:TO:FACTOR, e.g. 1KiB:1GiB")
     low = option("--size", parse_size, parts[0])
     high = option("--size", parse_size, parts[1]) if len(parts) > 1 else low
-    factor = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 2 if len(parts) < 3 else 0
+    if len(parts) < 3:
+        factor = 2
+    else:
+        factor = int(parts[2]) if parts[2].isdigit() else 0  # not a whole number: refused below
     if low < 1 or high < low or factor < 2:
         raise ConfigError(f"--size {size}: expected sizes of at least 1 byte, FROM <= TO and a FACTOR >= 2")
     sizes = [low]
@@ -642,31 +646,25 @@ def cmd_sweep(args, console: Console) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
-COMMON_DEFAULTS = {"set": [], "seed": 0, "quiet": False, "json": False, "out": None}
+COMMON_OPTIONS = {  # name: (argparse keywords, value when a command does not take it)
+    "set": ({"action": "append", "metavar": "KEY=VALUE",
+             "help": "override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)"}, []),
+    "seed": ({"type": int, "help": "random seed (same inputs and seed, same results)"}, 0),
+    "quiet": ({"action": "store_true", "help": "print nothing but errors"}, False),
+    "json": ({"action": "store_true", "help": "print the result as JSON on stdout"}, False),
+    "out": ({"help": "output folder (default ./netsim-out/<name>)"}, None),
+}
 
 
 def common(parser: argparse.ArgumentParser, *options: str) -> None:
-    """Add the shared options a command uses (all of COMMON_DEFAULTS' when none are named): a command
+    """Add the shared options a command uses (all of COMMON_OPTIONS when none are named): a command
     takes no option it would ignore; the others read as their defaults."""
-    chosen = options or tuple(COMMON_DEFAULTS)
-    helps = {
-        "set": "override a config key, e.g. garnet.vcs=4 or endpoint-delay=10ns (repeatable)",
-        "seed": "random seed (same inputs and seed, same results)",
-        "quiet": "print nothing but errors",
-        "json": "print the result as JSON on stdout",
-        "out": "output folder (default ./netsim-out/<name>)",
-    }
+    chosen = options or tuple(COMMON_OPTIONS)
     for name in chosen:
-        flag = f"--{name}"
-        if name == "set":
-            parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=helps[name])
-        elif name == "seed":
-            parser.add_argument(flag, type=int, default=0, help=helps[name])
-        elif name in ("quiet", "json"):
-            parser.add_argument(flag, action="store_true", help=helps[name])
-        else:
-            parser.add_argument(flag, help=helps[name])
-    parser.set_defaults(**{name: value for name, value in COMMON_DEFAULTS.items() if name not in chosen})
+        keywords, default = COMMON_OPTIONS[name]
+        parser.add_argument(f"--{name}", default=copy.copy(default), **keywords)
+    parser.set_defaults(**{name: copy.copy(default) for name, (_, default) in COMMON_OPTIONS.items()
+                           if name not in chosen})
 
 
 POSITIONAL = {"collective": ("kind",)}  # options given by position, per command

@@ -25,12 +25,12 @@ import pandas as pd
 
 from netsim import report
 from netsim.errors import ConfigError
-from netsim.units import UnitError, format_size, parse_size
+from netsim.topology.base import coords_of
+from netsim.units import UnitError, format_size, parse_size, time_unit
 
 MISSING = "plots need matplotlib: pip install 'netsim[plot]'"
 BUSIEST_SHOWN = 3  # links drawn one by one in the time series
 OVER = "#d62728"  # red: utilization above 1
-TIME_UNITS = (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0))
 
 
 def pyplot():
@@ -45,14 +45,6 @@ def pyplot():
     return plt
 
 
-def time_unit(largest_ns: float) -> tuple[str, float]:
-    """(unit, ns per unit) that shows `largest_ns` as a number between 1 and 1000 where it can."""
-    for unit, scale in TIME_UNITS:
-        if largest_ns >= scale:
-            return unit, scale
-    return "ns", 1.0
-
-
 def torus_sizes(summary: dict) -> tuple[int, ...] | None:
     """Dimension sizes when the run's topology is a torus (or ring), else None."""
     topology = summary.get("network", {}).get("topology", {})
@@ -61,19 +53,10 @@ def torus_sizes(summary: dict) -> tuple[int, ...] | None:
     return tuple(int(dim.split()[1]) for dim in topology.get("dims", []))
 
 
-def coords(npu: int, sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """NPU id -> coordinates, dimension 0 fastest (as the topology numbers them)."""
-    result = []
-    for size in sizes:
-        result.append(npu % size)
-        npu //= size
-    return tuple(result)
-
-
 def direction(src: int, dst: int, dim: int, sizes: tuple[int, ...]) -> str:
     """'+' when a torus link goes up its dimension's coordinate (around the ring), else '-'."""
     size = sizes[dim]
-    return "+" if (coords(dst, sizes)[dim] - coords(src, sizes)[dim]) % size == 1 else "-"
+    return "+" if (coords_of(dst, sizes)[dim] - coords_of(src, sizes)[dim]) % size == 1 else "-"
 
 
 def heatmap(plt, links: pd.DataFrame, sizes: tuple[int, ...], title: str):

@@ -204,7 +204,7 @@ def interruptible(monitor):
     can take a while, and nothing is simulated to report)."""
 
     def handler(signum, frame):
-        if monitor.interrupted or not getattr(monitor, "simulating", True):
+        if monitor.interrupted or not monitor.simulating:
             raise KeyboardInterrupt
         monitor.interrupted = True
         monitor.stop_signal = signum

@@ -36,11 +36,6 @@ class Saturation:
     low: float | None  # the highest load kept up with below the first one past saturation
     high: float | None  # the first load past saturation
 
-    @property
-    def estimate(self) -> float | None:
-        """The load known to be sustained (None when not even the lowest measured one was)."""
-        return self.low
-
     def text(self) -> str:
         if self.low is None and self.high is None:
             return "n/a"
@@ -61,3 +56,17 @@ def saturation(points: list[dict], zero_load_latency: float, load_key: str = "ra
             return Saturation(low, point[load_key])
         low = point[load_key]
     return Saturation(low, None)
+
+
+def saturation_frame(synthetic, keys: list[str], zero_load_rate: float):
+    """Per configuration (the columns `keys`) of a swept synth frame (one row per point, with
+    `rate`): its saturation bracket, the `zero_load_rate` point's latency standing for zero-load latency."""
+    import pandas as pd
+
+    rows = []
+    for key, group in synthetic.groupby(keys):
+        zero = group.loc[group["rate"] == zero_load_rate, "avg_packet_latency_cycles"].iloc[0]
+        bracket = saturation(group[group["rate"] != zero_load_rate].to_dict("records"), zero)
+        rows.append({**dict(zip(keys, key)), "saturation_low": bracket.low, "saturation_high": bracket.high,
+                     "saturation": bracket.text()})
+    return pd.DataFrame(rows)

@@ -61,7 +61,8 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     """Run `command`'s scenario on `options` (None: the default) and `overrides` (--set KEY=VALUE)."""
     from rich.console import Console
 
-    from netsim.cli import build_parser, command_line, set_option
+    from netsim.cli import build_parser, command_line, option, set_option
+    from netsim.config import non_negative_int
     from netsim.outputs import prepare, write_outputs
     from netsim.progress import RunMonitor, make_view, watching
 
@@ -71,6 +72,7 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     for key, value in (overrides or {}).items():
         argv += set_option(key, value)
     args = parser.parse_args(argv + ["--seed", str(seed)])
+    option("--seed", non_negative_int, args.seed)
     if out is not None:
         prepare(Path(out))
     monitor = RunMonitor(f"netsim {command}", make_view(Console(stderr=True), quiet=not progress))

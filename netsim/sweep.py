@@ -95,8 +95,6 @@ class Points(Sequence):
         return self.combos * len(self.zipped)
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
         if not -len(self) <= index < len(self):
             raise IndexError(index)
         index %= len(self)
@@ -162,12 +160,7 @@ def load_study(path: Path) -> Study:
         raise source.error("results", f"expected a file name in the study's folder, got {results_name!r} "
                                       f"(results stay beside the study)")
     results = path.parent / results_name
-    return Study(results, expand(base, grid, zipped, seed))
-
-
-def expand(base: dict, grid: dict, zipped: dict, seed: int) -> Points:
-    """The points of a study (see Points)."""
-    return Points(base, grid, zipped, seed)
+    return Study(results, Points(base, grid, zipped, seed))
 
 
 def point_argv(point: Point, parser=None) -> list[str]:
@@ -273,6 +266,7 @@ class SweepState:
         self.failed = 0
         self.interrupted = False
         self.stop_signal = None
+        self.simulating = True  # a stop is taken between points from the start (netsim.progress.interruptible)
         self.started = time.perf_counter()
         self.next_refresh = 0.0
 
@@ -415,7 +409,7 @@ def sweep(name: str, base: dict, grid: dict, out_dir: Path, zipped: dict | None 
     """For scripts: run a study given as dicts (results in OUT_DIR/NAME.results.jsonl, resumable
     like any study) and return its results_frame; raises ConfigError if a point failed."""
     results = out_dir / f"{name}.results.jsonl"
-    study = Study(results, expand(base, grid, zipped or {}, seed))
+    study = Study(results, Points(base, grid, zipped or {}, seed))
     counts = run_study(study, jobs, view=view)
     if counts["interrupted"]:
         raise KeyboardInterrupt

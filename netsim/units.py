@@ -131,9 +131,18 @@ def format_size(nbytes: float) -> str:
     return f"{int(nbytes)}B"
 
 
+DISPLAY_TIME_UNITS = (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0))
+
+
+def time_unit(ns: float) -> tuple[str, float]:
+    """(unit, ns per unit) that shows `ns` as a number between 1 and 1000 where it can."""
+    for unit, factor in DISPLAY_TIME_UNITS:
+        if abs(ns) >= factor:
+            return unit, factor
+    return "ns", 1.0
+
+
 def format_time(ns: float) -> str:
     """Human-readable time: 1500.0 -> '1.5us'."""
-    for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(ns) >= factor:
-            return f"{ns / factor:.4g}{unit}"
-    return f"{ns:.4g}ns"
+    unit, factor = time_unit(ns)
+    return f"{ns / factor:.4g}{unit}"

@@ -31,7 +31,6 @@ GiB = 1 << 30
 SYSTEM_TEMPLATE = {"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
                    "preferred-dataset-splits": 4, "collective-optimization": "localBWAware", "local-mem-bw": 1600,
                    "boost-mode": 0}
-CHAKRA_KIND = {"all-reduce": 0, "all-gather": 2, "all-to-all": 6, "reduce-scatter": 7}  # CollectiveCommType
 
 
 @dataclass
@@ -137,10 +136,11 @@ def astra_command(case: Case, binary: str, network: Path, system: Path, folder: 
         return None
     from workload.chakra.schema import NODE_TYPES, AttributeProto, GlobalMetadata, Node
     from workload.chakra.stream import write_trace_file
+    from workload.chakra.write import COMM_TYPE_NUMBER
 
     node = Node(id=0, name="coll", type=NODE_TYPES.index("COMM_COLL_NODE"))
     node.attr.append(AttributeProto(name="is_cpu_op", bool_val=False))
-    node.attr.append(AttributeProto(name="comm_type", int64_val=CHAKRA_KIND[case.kind]))
+    node.attr.append(AttributeProto(name="comm_type", int64_val=COMM_TYPE_NUMBER[case.kind]))
     node.attr.append(AttributeProto(name="comm_size", int64_val=case.size))
     traces = folder / "traces"
     traces.mkdir(exist_ok=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from netsim.plots import pyplot
-from netsim.saturation import Saturation, saturation
+from netsim.saturation import saturation_frame
 from netsim.sweep import results_folder, study_arguments, sweep
 
 NETWORKS = {"switch-16": "flat", "dgx-8x4": "hierarchical"}
@@ -48,15 +48,6 @@ def loads(quick: bool) -> list[float]:
     return [0.025] + [round(0.05 * k, 2) for k in range(1, 21)]
 
 
-def saturations(synthetic: pd.DataFrame, keys: list[str]) -> dict[tuple, Saturation]:
-    """The saturation bracket of each configuration (`keys`) from its latency/load points."""
-    result = {}
-    for key, group in synthetic.groupby(keys):
-        zero = group.loc[group["rate"] == ZERO_LOAD, "avg_packet_latency_cycles"].iloc[0]
-        result[key] = saturation(group[group["rate"] != ZERO_LOAD].to_dict("records"), zero)
-    return result
-
-
 def measure(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
     keys = ["network", *KNOBS]
     coll = sweep("allreduce", {"command": "collective", "kind": "all-reduce", "backend": "garnet",
@@ -66,11 +57,9 @@ def measure(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
                   jobs=jobs)
     synthetic = sweep("saturation", {"command": "synth", "pattern": "uniform", "cycles": 2000 if quick else 5000},
                       {**grid(quick), "rate": [ZERO_LOAD] + loads(quick)}, out, jobs=jobs)
-    rows = [{**dict(zip(keys, key)), "saturation_low": bracket.low, "saturation_high": bracket.high,
-             "saturation": bracket.text()} for key, bracket in saturations(synthetic, keys).items()]
     frame = coll[keys + ["collective_time_ns"]].merge(
         train[keys + ["end_to_end_time_ns"]].rename(columns={"end_to_end_time_ns": f"{workload}_iteration_ns"}),
-        on=keys).merge(pd.DataFrame(rows), on=keys)
+        on=keys).merge(saturation_frame(synthetic, keys, ZERO_LOAD), on=keys)
     frame.insert(1, "topology", frame["network"].map(NETWORKS))
     return frame
 

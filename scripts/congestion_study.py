@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from netsim.plots import pyplot
-from netsim.saturation import saturation
+from netsim.saturation import saturation_frame
 from netsim.sweep import results_folder, study_arguments, sweep
 from netsim.units import format_size, parse_size
 
@@ -117,17 +117,6 @@ def synth(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
                   "p99_packet_latency_cycles", "avg_hops", "packets", "drained"]]
 
 
-def saturation_table(synthetic: pd.DataFrame) -> pd.DataFrame:
-    """Per network and pattern: the saturation bracket (netsim.saturation)."""
-    rows = []
-    for (network, pattern), group in synthetic.groupby(["network", "pattern"]):
-        zero = group.loc[group["rate"] == ZERO_LOAD, "avg_packet_latency_cycles"].iloc[0]
-        bracket = saturation(group[group["rate"] != ZERO_LOAD].to_dict("records"), zero)
-        rows.append({"network": network, "pattern": pattern, "saturation_low": bracket.low,
-                     "saturation_high": bracket.high, "saturation": bracket.text()})
-    return pd.DataFrame(rows)
-
-
 def plot(out: Path, slow: pd.DataFrame, synthetic: pd.DataFrame, sat: pd.DataFrame) -> None:
     plt = pyplot()
     from matplotlib.ticker import FuncFormatter
@@ -211,7 +200,7 @@ def main() -> None:
     slow = slowdown(frame)
     cong = congestion(slow)
     synthetic = synth(out, args.quick, args.jobs)
-    sat = saturation_table(synthetic)
+    sat = saturation_frame(synthetic, ["network", "pattern"], ZERO_LOAD)
     frame.to_csv(out / "collectives.csv", index=False)
     slow.to_csv(out / "slowdown.csv", index=False)
     cong.to_csv(out / "congestion.csv", index=False)

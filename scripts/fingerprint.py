@@ -42,7 +42,7 @@ GROUPS = ("collective", "astra", "run", "garnet", "packet")
 
 
 def collective_time(network: str, system: str, kind: str, algorithm: str, size: str, backend: str = "analytical",
-                    overrides: list | None = None):
+                    overrides: list | tuple = ()):
     from netsim.units import parse_size
 
     net = load_network(network, overrides=overrides, backend=backend)

@@ -59,6 +59,8 @@ def test_bad_input_raises_the_one_line_error():
     assert "\n" not in str(info.value)
     with pytest.raises(netsim.ConfigError, match=r"key 'garnet.vcss': unknown key \(did you mean 'vcs'\?\)"):
         netsim.collective("all-reduce", "1KiB", set={"garnet.vcss": 2})
+    with pytest.raises(netsim.ConfigError, match=r"^--seed: expected a whole number >= 0, got -3$"):
+        netsim.collective("all-reduce", "1KiB", seed=-3)  # as the command line refuses it
 
 
 def test_the_notebook_example_runs():
