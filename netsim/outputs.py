@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from netsim.config import read_text
+from netsim.csv_text import csv_text
 from netsim.errors import ConfigError
 from netsim.report import LINK_COLUMNS, to_json
 from netsim.timeseries import TIMESERIES_COLUMNS
@@ -63,7 +64,7 @@ def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path)
         files = {}
         for name, frame in tables.items():
             path = out_dir / f"{name}.csv"
-            _atomic(path, frame.to_csv(index=False))
+            _atomic(path, csv_text(frame))
             files[path.name] = path.stat().st_size
         summary["files"] = files
         _atomic(out_dir / SUMMARY, to_json(summary) + "\n")
@@ -76,7 +77,7 @@ def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path)
 def write_table(frame: pd.DataFrame, path: Path) -> None:
     """One CSV written whole or not at all (a one-line error when it cannot be written)."""
     try:
-        _atomic(path, frame.to_csv(index=False))
+        _atomic(path, csv_text(frame))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
