@@ -106,15 +106,17 @@ class AnalyticalNetwork(Network):
         now, serialization = self.env.now, nbytes / bandwidth
         if now + serialization > self.next_counter_read:
             self._crossing_orbits.append((now, now + serialization, nbytes, orbit))
-        self.env.timeout(latency + serialization).callbacks.append(lambda _event: self._mirrored(orbit, arrived))
+        self.env.timeout(latency + serialization).callbacks.append(
+            lambda _event: self._mirrored(orbit, nbytes, arrived))
 
-    def _mirrored(self, orbit: "Orbit", arrived) -> None:
+    def _mirrored(self, orbit: "Orbit", nbytes: int, arrived) -> None:
         self.messages_delivered += len(orbit.pairs)
+        self.count_orbit_bytes((), orbit.receivers, nbytes)  # received on arrival, as a message's own bytes
         arrived()
 
     def _accumulate_orbits(self) -> None:
         """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, cheap to
-        read while running) and the per-NPU bytes. A link's busy time adds routes x messages x (bytes /
+        read while running) and the per-NPU bytes sent (received ones count on arrival: `_mirrored`). A link's busy time adds routes x messages x (bytes /
         bandwidth), which may differ from adding each message's share in turn by float rounding
         (relative 1e-15); bytes are exact."""
         if self._pending_orbits and self._orbit_link_bytes is None:
@@ -125,7 +127,7 @@ class AnalyticalNetwork(Network):
             busy = sum(count * (nbytes / orbit.bandwidths) for nbytes, count in pending.items())
             self._orbit_link_bytes[orbit.link_ids] += orbit.routes * total
             self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
-            self.count_orbit_bytes(orbit.senders, orbit.receivers, total)
+            self.count_orbit_bytes(orbit.senders, (), total)
         self._pending_orbits.clear()
         super().flush_orbits()
 

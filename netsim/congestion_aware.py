@@ -28,6 +28,7 @@ import numpy as np
 import simpy
 
 from netsim.api import Network
+from netsim.errors import ConfigError
 from netsim.topology import Topology
 
 
@@ -92,6 +93,8 @@ class CongestionAwareNetwork(Network):
     def mirror(self, orbits: list["Orbit"]) -> bool:
         """Run the orbits of one collective through their canonical links from now on, if every link maps
         to one canonical link across all of them (and earlier ones); False leaves everything as it was."""
+        if not self._canonical and any(self.link_bytes):
+            return False  # traffic sent before would be overwritten by the canonical links' counters
         canonical = dict(self._canonical)
         for orbit in orbits:
             for link, mirror in orbit.canonical.items():
@@ -105,8 +108,8 @@ class CongestionAwareNetwork(Network):
         """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them) through the
         representative's links; call `arrived()` when they arrive."""
         self.messages_sent += orbit.size
-        self.count_orbit_bytes(orbit.senders, orbit.receivers, nbytes)
-        self._forward(_MirroredMessage(src, dst, nbytes, None, orbit.hops, orbit.nic, orbit.size, arrived))
+        self.count_orbit_bytes(orbit.senders, (), nbytes)  # its receivers' bytes count on arrival
+        self._forward(_MirroredMessage(src, dst, nbytes, None, orbit.hops, orbit.nic, orbit, arrived))
 
     def route_hops(self, src: int, dst: int, ties: int = 0) -> tuple:
         """((link id, delay added on reaching its far end: a switch's latency), ...) and the NIC latency
@@ -123,6 +126,10 @@ class CongestionAwareNetwork(Network):
         return route
 
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        if self._canonical:  # its links stand for others: a message of its own would meet none of theirs
+            raise ConfigError(f"NPU {src}: a message to NPU {dst} sent while a symmetric collective runs on the "
+                              f"congestion-aware backend; set collective-simulation = \"per-message\" for runs "
+                              f"that send messages beside a collective")
         if src == dst:
             self.env.timeout(0).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         else:
@@ -200,17 +207,19 @@ class _Message:
 
 
 class _MirroredMessage(_Message):
-    """A representative's message that stands for `copies` (one per member): its arrival calls `arrived`."""
+    """A representative's message that stands for one per pair of its `orbit`: its arrival counts them
+    delivered and calls `arrived`."""
 
-    __slots__ = ("copies", "on_arrival")
+    __slots__ = ("orbit", "on_arrival")
 
-    def __init__(self, src, dst, nbytes, tag, hops, nic, copies: int, arrived):
+    def __init__(self, src, dst, nbytes, tag, hops, nic, orbit: "Orbit", arrived):
         super().__init__(src, dst, nbytes, tag, hops, nic)
-        self.copies, self.on_arrival = copies, arrived
+        self.orbit, self.on_arrival = orbit, arrived
 
     def delivered(self, network: CongestionAwareNetwork):
         def arrive(_event):
-            network.messages_delivered += self.copies
+            network.messages_delivered += self.orbit.size
+            network.count_orbit_bytes((), self.orbit.receivers, self.nbytes)
             self.on_arrival()
         return arrive
 

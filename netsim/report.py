@@ -82,17 +82,17 @@ def peak_interval_utilization(links: pd.DataFrame, timeseries: pd.DataFrame | No
     return float(top["utilization"]), {**row, "time_ns": float(top["time_ns"])}
 
 
-def oversubscription_warning(links: pd.DataFrame, timeseries: pd.DataFrame | None, backend: str,
-                             alternatives: list[str]) -> str | None:
+def oversubscription_warning(run_peak: tuple[float, dict | None], interval_peak: tuple[float, dict | None],
+                             backend: str, alternatives: list[str]) -> str | None:
     """One line when a link carried more than it can (utilization above 1 over the run or over one
-    sampling interval: only a backend that does not model congestion lets that happen), naming the
-    link and the backends that model congestion; None otherwise."""
-    peak, row = max_utilization(links)
+    sampling interval: `max_utilization`'s and `peak_interval_utilization`'s answers; only a backend
+    that does not model congestion lets that happen), naming the link and the backends that model
+    congestion; None otherwise."""
+    peak, row = run_peak
     where = "over the run"
-    interval_peak, interval_row = peak_interval_utilization(links, timeseries)
-    if interval_peak > max(peak, 1.0):
-        peak, row = interval_peak, interval_row
-        where = f"in the sampling interval ending at {format_time(interval_row['time_ns'])}"
+    if interval_peak[0] > max(peak, 1.0):
+        peak, row = interval_peak
+        where = f"in the sampling interval ending at {format_time(row['time_ns'])}"
     if row is None or not peak > 1.0:
         return None
     hint = f"; for times with contention use --backend {' or '.join(alternatives)}" if alternatives else ""

@@ -48,10 +48,11 @@ def _network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConf
     model congestion, an oversubscribed link."""
     links, series = tables["links"], tables.get("link_timeseries")
     peak, busiest = report.max_utilization(links)
-    interval_peak, _ = report.peak_interval_utilization(links, series)
+    interval_peak, interval_row = report.peak_interval_utilization(links, series)
     warning = None
     if not network.models_congestion:
-        warning = report.oversubscription_warning(links, series, network.backend_name, congestion_aware_backends())
+        warning = report.oversubscription_warning((peak, busiest), (interval_peak, interval_row),
+                                                  network.backend_name, congestion_aware_backends())
     summary = {
         "max_link_utilization": peak,
         "max_link_utilization_link": None if busiest is None else int(busiest["link_id"]),
@@ -231,7 +232,7 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     trace = load_trace(spec, topology, comm_groups)
     check_memory(trace, memory)
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
-    systems = build_systems(network, system_cfg)
+    systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
     compute = ComputeModel.of_system(system_cfg)
     remote = RemoteMemory(network.env, memory) if memory is not None else None
     runs = start_trace(network.env, systems, trace, compute, remote, in_flight)

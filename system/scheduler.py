@@ -104,7 +104,7 @@ class GroupQueue:
 class Scheduler:
     """State the NPUs of one simulation share: group queues and communicator ids (for message tags)."""
 
-    def __init__(self, config, symmetric=None):
+    def __init__(self, config, symmetric):
         """`symmetric`: the system.symmetric.SymmetricCollectives that decides which collectives run as one
         representative NPU (build_systems passes it)."""
         self.config = config

@@ -1,12 +1,14 @@
 """Symmetric collectives: simulate one representative NPU and mirror it onto the other members.
 
 When every member of a communicator issues the same collective at the same moment, before the
-simulation runs and with nothing else in flight on them, every phase runs an algorithm that
+simulation runs and with no other collective in flight on them (and, on the congestion-aware
+backend, no other message on the network: it refuses one sent meanwhile), every phase runs an algorithm that
 treats all ranks alike under a group of relabellings of the ranks (cyclic shifts: ring, direct,
 dissemination; XOR on a power of two: halving-doubling, recursive doubling), and the network is
 unchanged by those relabellings (message costs checked exactly, pair by pair, before the collective
 starts; on the congestion-aware backend, where messages meet on links, also every route and link,
-and the communicator must span every NPU), then every member follows the representative's timeline. So only the representative (rank 0) runs: a message it expects from rank x is the
+and the communicator must span every NPU), then every member follows the representative's
+timeline. So only the representative (rank 0) runs: a message it expects from rank x is the
 mirror image of one it sends itself (to g(0), where the relabelling g takes x to 0) and arrives
 after that message's cost; the other members copy its record when it finishes, and the network
 counts every member's traffic from the representative's, per orbit of (sender, receiver) pairs.
@@ -149,17 +151,18 @@ class SymmetricInstance:
         self.relabelling = relabelling
         self.orbits = orbits  # destination -> the orbit of (sender, receiver) pairs it stands for
         self.done = done  # fires with the representative's record
+        self.chunks: list = []  # the representative's phase records per chunk, shared by every member's record
 
 
 class SymmetricCollectives:
     """Shared by the Systems of one simulation: which collectives run as one representative.
 
-    Every System reports its issues (`issued`) before its collective's process starts; the first
-    member's process to start asks `decide`, once for the whole collective.
+    Every System reports its issues (`issued`) before its collective's process starts; each member's
+    process asks `decide` as it starts, and the first one's answer holds for the whole collective.
     """
 
-    def __init__(self, config):
-        self.enabled = config.collective_simulation == "symmetric"
+    def __init__(self, config, allowed: bool = True):
+        self.enabled = allowed and config.collective_simulation == "symmetric"
         self._issues: dict[Hashable, dict] = defaultdict(dict)  # (comm id, seq) -> {npu: signature}
         self._decided: dict[Hashable, list] = {}  # (comm id, seq) -> [instance or None, members still to ask]
         self._in_flight: dict[int, int] = defaultdict(int)  # NPU -> collectives issued and not finished

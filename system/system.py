@@ -111,19 +111,24 @@ class System:
         return self.env.process(self._run(record, plans, comm, (comm_id, seq), issue, priority, payload))
 
     def _planned(self, kind: str, nbytes: int, comm: Communicator, comm_id: int) -> tuple[list[int], list, float]:
-        """`_plans` and this NPU's wire share, computed once for all members that issue the same collective
-        over the same shape of communicator with the same load (Scheduler.plans; 4096 NPUs planned the
-        same phases 4096 times), updating the communicator's load."""
+        """`_plans` and this NPU's wire share (`_cached_plan`), updating the communicator's load."""
         load = self._load[comm_id]
+        planned = self._cached_plan(kind, nbytes, comm, load)
+        load.update(planned[3])
+        return planned[:3]
+
+    def _cached_plan(self, kind: str, nbytes: int, comm: Communicator, load: dict) -> tuple:
+        """(chunk sizes, plans, wire share, the communicator's load after), computed once for all members
+        that plan the same collective over the same shape of communicator with the same load
+        (Scheduler.plans; 4096 NPUs planned the same phases 4096 times); `load` is left as it is."""
         key = (kind, nbytes, comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, len(comm.members),
                tuple(sorted(load.items())))
         planned = self.scheduler.plans.get(key)
         if planned is None:
-            chunk_sizes, plans = self._plans(kind, nbytes, comm, load)
-            planned = self.scheduler.plans[key] = (chunk_sizes, plans, self._wire_share(plans, comm), dict(load))
-        else:
-            load.update(planned[3])
-        return planned[:3]
+            after = dict(load)
+            chunk_sizes, plans = self._plans(kind, nbytes, comm, after)
+            planned = self.scheduler.plans[key] = (chunk_sizes, plans, self._wire_share(plans, comm), after)
+        return planned
 
     def _network_started(self) -> bool:
         """Whether the simulation runs already (a symmetric collective must be issued before it does)."""
@@ -137,7 +142,7 @@ class System:
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
         comm = self._communicator(dims, group)
-        return self._wire_share(self._plans(kind, nbytes, comm, {})[1], comm)  # themis: as the first issued
+        return self._cached_plan(kind, nbytes, comm, {})[2]  # themis: as the first issued
 
     # ------------------------------------------------------------------ planning
     def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None,
@@ -246,8 +251,10 @@ class System:
         symmetric = self.scheduler.symmetric
         instance = symmetric.decide(tag, comm, self, plans)
         endpoint, scheduler = self.endpoint, self.scheduler
-        if instance is not None and instance.representative != self.npu:  # copy the representative's timeline
-            record.chunks = (yield instance.done).chunks
+        if instance is not None:
+            record.chunks = instance.chunks  # every member shows the representative's phases, also mid-run
+        if instance is not None and instance.representative != self.npu:  # follow the representative's timeline
+            yield instance.done
             symmetric.finished(self.npu)
             record.finished_at = self.env.now
             return record
@@ -297,9 +304,11 @@ class System:
             phase_record.finished_at = self.env.now
 
 
-def build_systems(network, config: SystemConfig) -> list[System]:
-    """One System per NPU of `network` (sharing one scheduler), after checking the config fits the topology."""
+def build_systems(network, config: SystemConfig, symmetric: bool = True) -> list[System]:
+    """One System per NPU of `network` (sharing one scheduler), after checking the config fits the topology.
+    `symmetric=False` runs every collective per message whatever `collective-simulation` says: for
+    drivers whose NPUs issue further collectives while earlier ones run (Chakra traces)."""
     topology = network.topology
     check_algorithms(config, topology.dim_sizes, f"system config '{config.name}'")
-    scheduler = Scheduler(config, SymmetricCollectives(config))
+    scheduler = Scheduler(config, SymmetricCollectives(config, symmetric))
     return [System(network.endpoint(npu), topology, config, scheduler) for npu in range(topology.npus)]

@@ -81,6 +81,20 @@ def test_in_flight_one_serializes_collectives_but_not_compute_beside_them(tmp_pa
     assert held[2] == (0, 10)
 
 
+@pytest.mark.parametrize("backend", ["analytical", "congestion-aware"])
+def test_a_collective_issued_while_a_root_collective_runs_runs_as_the_reference(tmp_path, backend):
+    """A trace's root collectives are issued before the run, yet its later nodes issue collectives beside
+    them: traces run message by message whatever collective-simulation says (it refused this one)."""
+    per_npu = [[coll(0, 0, MIB), comp(1, 1000.0), coll(2, 0, MIB, deps=[1]), *(
+        [send(3, 3, 4 * MIB, 7)] if npu == 2 else [recv(3, 2, 4 * MIB, 7)] if npu == 3 else [])] for npu in range(8)]
+    prefix = write_traces(tmp_path / "t", per_npu)
+    results = [run(prefix, 8, system=[(["collective-simulation"], mode)], backend=backend)
+               for mode in ("per-message", "symmetric")]
+    assert results[0].summary["end_to_end_time_ns"] == results[1].summary["end_to_end_time_ns"]
+    assert results[0].summary["events"] == results[1].summary["events"]
+    assert results[0].tables["links"]["bytes"].tolist() == results[1].tables["links"]["bytes"].tolist()
+
+
 def test_durations_in_microseconds_and_zero_as_one_ns_as_astra_sim_replays_them(tmp_path):
     npu = [chakra_node(0, "COMP", micros=3), chakra_node(1, "COMP", deps=[0]), comp(2, 0.5, deps=[1])]
     assert timings(run(write_traces(tmp_path, [npu, npu]))) == {0: (0, 3000), 1: (3000, 3001), 2: (3001, 3001.5)}
@@ -162,7 +176,8 @@ def test_collective_only_traces_equal_netsim_collective_on_every_backend(tmp_pat
     net = load_network("torus-4x4", [], backend)
     per_npu = [[coll(npu, number, 64 << 10, involved_dim=("bool_list", [True, True]))] for npu in range(16)]
     trace = run_trace(net, load_system("default"), write_traces(tmp_path, per_npu))
-    alone = run_collective(net, load_system("default"), kind, 64 << 10)
+    per_message = load_system("default", [(["collective-simulation"], "per-message")])  # as traces run
+    alone = run_collective(net, per_message, kind, 64 << 10)
     assert trace.summary["end_to_end_time_ns"] == alone.summary["collective_time_ns"]
     assert trace.summary["events"] == alone.summary["events"]
 

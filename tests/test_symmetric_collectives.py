@@ -16,7 +16,7 @@ import pytest
 from netsim.backends import create_network
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.runner import run_collective
+from netsim.runner import collective_phases, run_collective
 from system import build_systems, load_system
 from tests.helpers import analytical
 
@@ -142,3 +142,72 @@ def test_the_backend_counters_read_directly_after_a_run_match(backend):
         network.run()
         counters.append((network.link_bytes, network.bytes_sent, network.bytes_received, network.events))
     assert counters[0][:3] == counters[1][:3] and counters[1][3] < counters[0][3]
+
+
+def test_a_message_sent_during_a_symmetric_congestion_aware_collective_is_refused():
+    """Its links stand for the other members' links: a message of another sender would meet none of the
+    traffic it should queue behind, so the run stops with the one-line error instead."""
+    network = create_network("congestion-aware", load_network("ring-8").build_topology())
+    systems = build_systems(network, load_system("default"))
+    for system in systems:
+        system.all_reduce(2**20)
+
+    def later():
+        yield network.env.timeout(1000.0)
+        network.endpoint(2).send(3, 2**22, "beside")
+
+    network.env.process(later())
+    with pytest.raises(ConfigError, match="NPU 2: a message to NPU 3 sent while a symmetric collective runs"):
+        network.run()
+
+
+def test_a_symmetric_collective_after_other_traffic_runs_per_message_on_the_congestion_aware_backend():
+    """Mirroring would overwrite the earlier message's link counters (and its links' busy time): the
+    collective runs message by message, with the reference's results."""
+    results = []
+    for mode in MODES:
+        network = create_network("congestion-aware", load_network("ring-8").build_topology())
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        network.endpoint(2).send(3, 2**22, "before")
+        network.endpoint(3).recv(2, 2**22, "before")
+        network.env.run(until=10.0)  # the message is on its way; the simulation has not `started`
+        events = [system.all_reduce(2**20) for system in systems]
+        network.run()
+        results.append(([event.value.finished_at for event in events], list(network.link_bytes)))
+    assert results[0] == results[1]
+
+
+def test_point_to_point_messages_beside_a_symmetric_analytical_collective_keep_the_results():
+    """On the congestion-unaware backend messages never meet: a send beside the collective is allowed."""
+    results = []
+    for mode in MODES:
+        network = analytical("ring-8")
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        events = [system.all_reduce(2**20) for system in systems]
+        network.endpoint(2).send(3, 2**22, "beside")
+        received = network.endpoint(3).recv(2, 2**22, "beside")
+        network.run()
+        network.flush_orbits()
+        results.append(([event.value.finished_at for event in events], network.env.now, received.triggered,
+                        list(network.link_bytes), list(network.bytes_received)))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("until", [3000.0, 20000.0, 40000.0])
+def test_a_run_stopped_midway_reports_what_the_reference_reports(backend, until):
+    """Every member's record shows the representative's phases as they run, and a mirrored message's
+    bytes reach its receivers' counters when it arrives: a partial run's detailed rows and per-NPU
+    bytes are the per-message run's."""
+    results = []
+    for mode in MODES:
+        network = create_network(backend, load_network("ring-8").build_topology())
+        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+        for system in systems:
+            system.all_reduce(2**20)
+        network.run(until=until)
+        results.append((collective_phases([system.records[0] for system in systems]), network.npu_stats(),
+                        network.messages_delivered))
+    (phases, npus, delivered), (phases_s, npus_s, delivered_s) = results
+    assert phases.equals(phases_s) and npus.equals(npus_s) and delivered == delivered_s
+    assert phases["finished_at_ns"].isna().any()  # stopped midway

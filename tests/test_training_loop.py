@@ -28,6 +28,16 @@ def test_compute_is_accounted_per_phase_and_first_layer_has_no_input_gradient():
     assert result.summary["compute_time_ns"] == 2000 * 8
 
 
+def test_end_to_end_csv_has_the_documented_columns_in_order():
+    """workload.report.END_TO_END_COLUMNS documents end_to_end.csv: each `{pass}` entry once per pass."""
+    from workload.loops import PASSES
+    from workload.report import END_TO_END_COLUMNS
+
+    expected = [name.format(**{"pass": p}) for name in END_TO_END_COLUMNS
+                for p in (PASSES if "{pass}" in name else ("",))]
+    assert list(run(tiny_workload()).tables["end_to_end"].columns) == expected
+
+
 def test_exposed_comm_vanishes_on_an_infinitely_fast_network():
     fast = [(["topology", "bandwidth"], 1e12), (["topology", "latency"], 0)]
     result = run(tiny_workload(), passes=3, system=[(["endpoint-delay"], 0)], net=fast)
