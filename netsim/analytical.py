@@ -116,9 +116,9 @@ class AnalyticalNetwork(Network):
 
     def _accumulate_orbits(self) -> None:
         """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, cheap to
-        read while running) and the per-NPU bytes sent (received ones count on arrival: `_mirrored`). A link's busy time adds routes x messages x (bytes /
-        bandwidth), which may differ from adding each message's share in turn by float rounding
-        (relative 1e-15); bytes are exact."""
+        read while running) and to the bulk count of bytes sent per NPU (received ones count on arrival:
+        `_mirrored`). A link's busy time adds routes x messages x (bytes / bandwidth), which may differ
+        from adding each message's share in turn by float rounding (relative 1e-15); bytes are exact."""
         if self._pending_orbits and self._orbit_link_bytes is None:
             self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
             self._orbit_link_busy = np.zeros(len(self.link_bytes))
@@ -129,23 +129,26 @@ class AnalyticalNetwork(Network):
             self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
             self.count_orbit_bytes(orbit.senders, (), total)
         self._pending_orbits.clear()
-        super().flush_orbits()
 
     def flush_orbits(self) -> None:
         """Bring `link_bytes`, `link_busy_ns` and the per-NPU counters up to date with the orbits' traffic
         (at the end of a symmetric collective, and before reports)."""
         self._accumulate_orbits()
+        super().flush_orbits()
         if self._orbit_link_bytes is not None:
-            self.link_bytes, self.link_busy_ns = self._merged_link_counters()
+            link_bytes, busy = self._merged_link_counters()
+            self.link_bytes, self.link_busy_ns = link_bytes.tolist(), busy.tolist()
             self._orbit_link_bytes = self._orbit_link_busy = None
 
-    def _merged_link_counters(self) -> tuple[list, list]:
+    def _merged_link_counters(self) -> tuple:
+        """Fresh copies of the per-link (bytes, busy ns) totals: lists, or numpy arrays while orbit traffic
+        is counted (a sample of thousands of links then never goes through Python lists)."""
         if self._orbit_link_bytes is None:
             return list(self.link_bytes), list(self.link_busy_ns)
         if not any(self.link_bytes):  # no message went per message: orbit traffic only
-            return self._orbit_link_bytes.tolist(), self._orbit_link_busy.tolist()
-        return ((np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes).tolist(),
-                (np.asarray(self.link_busy_ns) + self._orbit_link_busy).tolist())
+            return self._orbit_link_bytes.copy(), self._orbit_link_busy.copy()
+        return (np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes,
+                np.asarray(self.link_busy_ns) + self._orbit_link_busy)
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:
@@ -206,27 +209,27 @@ class AnalyticalNetwork(Network):
         self.flush_orbits()
         return self.link_frame(self.link_bytes, self.link_busy_ns)
 
-    def link_counters(self) -> tuple[list, list]:
+    def link_counters(self) -> tuple:
         """Bytes and busy time per link up to now: the totals less what messages still crossing
-        have yet to serialize (see the module docstring)."""
+        have yet to serialize (see the module docstring). Lists, or numpy arrays while orbit traffic
+        is counted or crossing (the same values either way)."""
         now = self.env.now
         self._crossing = [entry for entry in self._crossing if entry[1] > now]  # those still crossing
+        self._crossing_orbits = [entry for entry in self._crossing_orbits if entry[1] > now]
         self._accumulate_orbits()
         link_bytes, busy = self._merged_link_counters()
+        if self._crossing_orbits or (self._crossing and isinstance(link_bytes, np.ndarray)):
+            link_bytes, busy = np.array(link_bytes, dtype=float), np.array(busy, dtype=float)  # bytes go fractional
         links = self.topology.links
         for start, end, nbytes, link_ids in self._crossing:
             left = nbytes * (end - max(now, start)) / (end - start)
             for link_id in link_ids:
                 link_bytes[link_id] -= left
                 busy[link_id] -= left / links[link_id].bandwidth
-        self._crossing_orbits = [entry for entry in self._crossing_orbits if entry[1] > now]
-        if self._crossing_orbits:
-            link_bytes, busy = np.array(link_bytes, dtype=float), np.array(busy)
-            for start, end, nbytes, orbit in self._crossing_orbits:
-                left = nbytes * (end - max(now, start)) / (end - start)
-                link_bytes[orbit.link_ids] -= left * orbit.routes
-                busy[orbit.link_ids] -= left * orbit.routes / orbit.bandwidths
-            link_bytes, busy = link_bytes.tolist(), busy.tolist()
+        for start, end, nbytes, orbit in self._crossing_orbits:
+            left = nbytes * (end - max(now, start)) / (end - start)
+            link_bytes[orbit.link_ids] -= left * orbit.routes
+            busy[orbit.link_ids] -= left * orbit.routes / orbit.bandwidths
         return link_bytes, busy
 
 

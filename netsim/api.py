@@ -146,8 +146,8 @@ class Network(ABC):
         self.topology = topology
         self.env = env if env is not None else simpy.Environment()
         self._endpoints = [Endpoint(self, npu) for npu in range(topology.npus)]
-        self.bytes_sent = [0] * topology.npus
-        self.bytes_received = [0] * topology.npus
+        self._bytes_sent = [0] * topology.npus  # read as bytes_sent (which adds the bulk-counted traffic first)
+        self._bytes_received = [0] * topology.npus
         self.messages_sent = 0
         self.messages_delivered = 0
         self.events = 0  # simulation events processed by run()
@@ -165,13 +165,13 @@ class Network(ABC):
 
     def submit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         """Count the message and hand it to the backend; returns the send's event."""
-        self.bytes_sent[src] += nbytes
+        self._bytes_sent[src] += nbytes
         self.messages_sent += 1
         return self._transmit(src, dst, nbytes, tag)
 
     def deliver(self, src: int, dst: int, tag: Hashable, nbytes: int) -> None:
         """Backends call this when a message's last byte has reached `dst`."""
-        self.bytes_received[dst] += nbytes
+        self._bytes_received[dst] += nbytes
         self.messages_delivered += 1
         self._endpoints[dst].deliver(src, tag, nbytes)
 
@@ -219,9 +219,9 @@ class Network(ABC):
         return stopped
 
     @abstractmethod
-    def link_counters(self) -> tuple[list, list]:
+    def link_counters(self) -> tuple:
         """Cumulative (bytes, busy_time_ns) per link, in link-id order, for sampling during a run:
-        a cheap read of the backend's counters."""
+        a cheap read of the backend's counters (two lists or two numpy arrays, fresh copies)."""
 
     def waiting(self) -> list[str]:
         """Every posted receive that has not been matched: non-empty after a run means a hang."""
@@ -236,17 +236,34 @@ class Network(ABC):
 
     def count_orbit_bytes(self, senders: tuple, receivers: tuple, nbytes: int) -> None:
         """`nbytes` sent by each of `senders` and received by each of `receivers` (system.symmetric's
-        messages that stand for one per member), added to the NPU counters in bulk by `flush_orbits`."""
+        messages that stand for one per member), added to the NPU counters in bulk when they are read."""
         key = (senders, receivers)
         self._orbit_bytes[key] = self._orbit_bytes.get(key, 0) + nbytes
 
+    @property
+    def bytes_sent(self) -> list[int]:
+        """Bytes each NPU has sent so far (NPU id order)."""
+        self._flush_npu_bytes()
+        return self._bytes_sent
+
+    @property
+    def bytes_received(self) -> list[int]:
+        """Bytes each NPU has received so far (NPU id order)."""
+        self._flush_npu_bytes()
+        return self._bytes_received
+
     def flush_orbits(self) -> None:
         """Bring the counters up to date with the traffic counted in bulk (`count_orbit_bytes`)."""
+        self._flush_npu_bytes()
+
+    def _flush_npu_bytes(self) -> None:
+        """Add the bytes counted in bulk to the per-NPU counters (on reading them: a sample of the link
+        counters does not pay for it)."""
         for (senders, receivers), nbytes in self._orbit_bytes.items():
             for npu in senders:
-                self.bytes_sent[npu] += nbytes
+                self._bytes_sent[npu] += nbytes
             for npu in receivers:
-                self.bytes_received[npu] += nbytes
+                self._bytes_received[npu] += nbytes
         self._orbit_bytes.clear()
 
     def npu_stats(self) -> pd.DataFrame:

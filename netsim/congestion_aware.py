@@ -179,7 +179,6 @@ class CongestionAwareNetwork(Network):
         """Bytes handed to each link, and its busy time up to now (a transmission still under way counts
         only its past part, so utilization never exceeds 1); a link of a mirrored collective reads its
         canonical link's."""
-        super().flush_orbits()
         now = self.env.now
         link_bytes, busy_ns, free_at = self._mirrored_counters()
         busy = [total - (free - now if free > now else 0.0) for total, free in zip(busy_ns, free_at)]

@@ -40,7 +40,7 @@ class LinkSampler:
         if self.samples and self.samples[-1][0] == now:
             self.samples.pop()
         link_bytes, busy = network.link_counters()
-        if not self.samples and link_bytes:  # the first: the network's size sets how many to keep
+        if not self.samples and len(link_bytes):  # the first: the network's size sets how many to keep
             self.keep = max(MIN_KEEP, min(self.keep, self.row_budget // (2 * len(link_bytes))))
         self.samples.append((now, np.asarray(link_bytes), np.asarray(busy)))
         self.next_at = now + self.interval
