@@ -22,10 +22,10 @@ NEEDS_QUOTING = (",", '"', "\n", "\r")
 def csv_text(frame: pd.DataFrame) -> str:
     """`frame.to_csv(index=False)`, through the fast path when every column is plain."""
     names = [str(name) for name in frame.columns]
-    columns = [_column_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
-    if not names or not all(_plain(name) for name in names) or any(column is None for column in columns):
+    if len(names) < 2 or not all(_plain(name) for name in names):  # (a lone empty field is quoted: '""')
         return frame.to_csv(index=False)
-    if len(names) == 1:  # pandas quotes a lone empty field ('""'); leave that case to it
+    columns = [_column_text(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    if any(column is None for column in columns):
         return frame.to_csv(index=False)
     lines = [",".join(names), *map(",".join, zip(*columns))]
     return os.linesep.join(lines) + os.linesep  # pandas' default line ending

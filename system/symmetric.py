@@ -2,15 +2,15 @@
 
 When every member of a communicator issues the same collective at the same moment, before the
 simulation runs and with no other collective in flight on them (and, on the congestion-aware
-backend, no other message on the network: it refuses one sent meanwhile), every phase runs an algorithm that
-treats all ranks alike under a group of relabellings of the ranks (cyclic shifts: ring, direct,
+backend, no other message on the network: it refuses one sent meanwhile), every phase runs an
+algorithm that treats all ranks alike under a group of relabellings of the ranks (cyclic shifts: ring, direct,
 dissemination; XOR on a power of two: halving-doubling, recursive doubling), and the network is
 unchanged by those relabellings (message costs checked exactly, pair by pair, before the collective
 starts; on the congestion-aware backend, where messages meet on links, also every route and link,
 and the communicator must span every NPU), then every member follows the representative's
 timeline. So only the representative (rank 0) runs: a message it expects from rank x is the
 mirror image of one it sends itself (to g(0), where the relabelling g takes x to 0) and arrives
-after that message's cost; the other members copy its record when it finishes, and the network
+after that message's cost; every member's record shows its phases as they run, and the network
 counts every member's traffic from the representative's, per orbit of (sender, receiver) pairs.
 
 `collective-simulation = "per-message"` turns this off (every NPU runs every message, the
@@ -150,7 +150,7 @@ class SymmetricInstance:
         self.representative = representative
         self.relabelling = relabelling
         self.orbits = orbits  # destination -> the orbit of (sender, receiver) pairs it stands for
-        self.done = done  # fires with the representative's record
+        self.done = done  # fires when the representative has finished
         self.chunks: list = []  # the representative's phase records per chunk, shared by every member's record
 
 

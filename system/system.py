@@ -253,12 +253,11 @@ class System:
         endpoint, scheduler = self.endpoint, self.scheduler
         if instance is not None:
             record.chunks = instance.chunks  # every member shows the representative's phases, also mid-run
-        if instance is not None and instance.representative != self.npu:  # follow the representative's timeline
-            yield instance.done
-            symmetric.finished(self.npu)
-            record.finished_at = self.env.now
-            return record
-        if instance is not None:
+            if instance.representative != self.npu:  # follow the representative's timeline
+                yield instance.done
+                symmetric.finished(self.npu)
+                record.finished_at = self.env.now
+                return record
             endpoint = MirrorEndpoint(self.endpoint, self.endpoint.network, instance.relabelling, instance)
             scheduler = SoloScheduler(self.scheduler, self.npu)
         chunks = []
@@ -276,7 +275,7 @@ class System:
         record.finished_at = self.env.now
         if instance is not None:
             self.endpoint.network.flush_orbits()
-            instance.done.succeed(record)
+            instance.done.succeed()
         return record
 
     def _chunk(self, plan, phases, comm, chunk_tag, index, issue, priority, payload, endpoint, scheduler):

@@ -113,7 +113,8 @@ class GarnetAllocator(SwitchAllocator):
                 bids[out] = (distance, vc, out_vc, 1)
             else:
                 wake_at = cycle + 1  # the port that loses bids again next cycle
-                bids[out] = (distance, vc, out_vc, leader[3] + 1) if distance < leader[0] else (*leader[:3], leader[3] + 1)
+                count = leader[3] + 1
+                bids[out] = (distance, vc, out_vc, count) if distance < leader[0] else (*leader[:3], count)
         for out, (_, vc, out_vc, bidders) in bids.items():
             at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids) if whole else 1, bidders)
             if at < wake_at:
