@@ -154,6 +154,7 @@ class Network(ABC):
         self.started = False  # run() has been called (the system layer plans some collectives only before)
         self._monitor_stride: int | None = None  # events between monitor checks while running (None: no monitor)
         self._check_every: float = float("inf")
+        self._standing = 1  # NPUs one event may stand for (stands_for)
         # simulated time at or after which link_counters() is next read (a sampler sets it): a backend
         # may skip bookkeeping for what is done by then; the live view's reads in between are approximate
         self.next_counter_read = math.inf
@@ -191,16 +192,18 @@ class Network(ABC):
             return self._run_events(until, monitor)
 
     def stands_for(self, npus: int) -> None:
-        """From now on an event may stand for `npus` NPUs' events (system.symmetric runs one NPU for many):
-        the monitor is checked that much more often, so progress and link samples keep their cadence."""
+        """From now on an event may stand for `npus` NPUs' events (system.symmetric and system.lockstep run
+        one NPU for many): the monitor is checked that much more often, so progress and link samples keep
+        their cadence (in this run() call and later ones)."""
+        self._standing = max(self._standing, npus)
         if self._monitor_stride is not None:
-            self._check_every = min(self._check_every, max(1, self._monitor_stride // npus))
+            self._check_every = max(1, self._monitor_stride // self._standing)
 
     def _run_events(self, until: float | None, monitor: "Monitor | None") -> bool:
         peek, step = self.env.peek, self.env.step
         limit = float("inf") if until is None else until
         self._monitor_stride = monitor.stride if monitor is not None else None
-        self._check_every = monitor.stride if monitor is not None else float("inf")
+        self._check_every = max(1, monitor.stride // self._standing) if monitor is not None else float("inf")
         count = 0
         stopped = False
         while True:

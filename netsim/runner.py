@@ -24,7 +24,9 @@ from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
 from netsim.units import format_size
 from system import SystemConfig, build_systems
+from system.lockstep import plan_lockstep
 from workload import NpuRun, Workload, loop_for
+from workload.loops.core import role_for
 from workload.chakra import ComputeModel, MemoryConfig, RemoteMemory, check_memory, load_trace, start_trace
 from workload.chakra.report import nodes_frame, npu_totals
 from workload.report import detailed_frame, end_to_end_frame, overlap, totals
@@ -176,22 +178,30 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     for line in budget(network, systems[0], comms, passes).check(f"this run of {workload.name}"):
         monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
+    role_of = role_for(workload)
+    lockstep = None if role_of is None else plan_lockstep(systems, lambda npu: role_of(runs[npu]))
+    if lockstep is not None:  # only each class's representative runs; the others follow its timeline
+        for npu in lockstep.representatives():
+            runs[npu].endpoint = lockstep.endpoint(npu, systems[npu].endpoint)
+        runs = [runs[npu] for npu in lockstep.representative]
 
     def mark_finished(run: NpuRun):
         return lambda _event: setattr(run, "finished_at", network.env.now)
 
-    for run in runs:
-        network.env.process(loop(run)).callbacks.append(mark_finished(run))
+    for npu, run in enumerate(runs):
+        if run.npu == npu:
+            network.env.process(loop(run)).callbacks.append(mark_finished(run))
     monitor.tracker = training_tracker(runs, systems, workload, passes)
     partial = _simulate(network, monitor)
     if not partial:
-        _check_finished(network, [run.npu for run in runs if run.finished_at is None])
+        _check_finished(network, [npu for npu, run in enumerate(runs) if run.finished_at is None])
     wall = time.perf_counter() - started
 
     finish_times = [run.finished_at for run in runs]  # None: not finished (partial run)
     tables = {"end_to_end": end_to_end_frame(runs[0]), "detailed": detailed_frame(runs[0]),
               **_network_tables(network, monitor)}
-    per_npu = [totals(run) for run in runs]
+    measured = {npu: totals(run) for npu, run in enumerate(runs) if run.npu == npu}  # each simulated NPU once
+    per_npu = [measured[run.npu] for run in runs]
     first = per_npu[0]
     summary = {
         "name": f"{workload.name}-{network_cfg.name}",

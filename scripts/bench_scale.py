@@ -11,7 +11,7 @@ machine kind are printed as the reference.
 
     python scripts/bench_scale.py --quick                 # ~1 minute
     python scripts/bench_scale.py --astra /path/to/AstraSim_Analytical_Congestion_Unaware
-    python scripts/bench_scale.py --cases ring32x32-ar,train-tp-4096 --repeat 3
+    python scripts/bench_scale.py --cases ring32x32-ar,train-tp8-pp8-dp64 --repeat 3
 """
 
 from __future__ import annotations
@@ -76,10 +76,14 @@ CASES = [
          workload={"tp": 8, "dp": 512, "layers": 4}),
     Case("train-pp8-dp512", [ring(8), ring(16), ("Switch", 32, 25.0, 1000.0)],
          workload={"pp": 8, "dp": 512, "layers": 8, "micro-batches": 8}),
+    Case("train-tp8-pp8-dp64", [("FullyConnected", 8, 150.0, 100.0), ring(16), ("Switch", 32, 25.0, 1000.0)],
+         workload={"tp": 8, "pp": 8, "dp": 64, "layers": 8, "micro-batches": 8}),
     Case("train-tp8-dp2048", [("FullyConnected", 8, 150.0, 100.0), ring(16), ("Switch", 128, 25.0, 1000.0)],
          workload={"tp": 8, "dp": 2048, "layers": 4}),
     Case("train-pp8-dp2048", [ring(8), ring(16), ("Switch", 128, 25.0, 1000.0)],
          workload={"pp": 8, "dp": 2048, "layers": 8, "micro-batches": 8}),
+    Case("train-tp8-pp8-dp256", [("FullyConnected", 8, 150.0, 100.0), ring(16), ("Switch", 128, 25.0, 1000.0)],
+         workload={"tp": 8, "pp": 8, "dp": 256, "layers": 8, "micro-batches": 8}),
 ]
 
 

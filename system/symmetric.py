@@ -144,12 +144,15 @@ class SoloScheduler:
 
 
 class SymmetricInstance:
-    """One collective run by its representative: the orbits it sends on, and the event its end fires."""
+    """One collective run by its representative: the orbits it sends on, the queues it runs in, and the
+    event its end fires."""
 
-    def __init__(self, representative: int, relabelling: Relabelling, orbits: dict, done: simpy.Event):
+    def __init__(self, representative: int, relabelling: Relabelling, orbits: dict, scheduler: SoloScheduler,
+                 done: simpy.Event):
         self.representative = representative
         self.relabelling = relabelling
         self.orbits = orbits  # destination -> the orbit of (sender, receiver) pairs it stands for
+        self.scheduler = scheduler  # the representative's queues (system.lockstep: shared by its collectives)
         self.done = done  # fires when the representative has finished
         self.chunks: list = []  # the representative's phase records per chunk, shared by every member's record
 
@@ -163,12 +166,15 @@ class SymmetricCollectives:
 
     def __init__(self, config, allowed: bool = True):
         self.enabled = allowed and config.collective_simulation == "symmetric"
+        self.lockstep = None  # a system.lockstep.Lockstep while only representatives' whole runs are simulated
         self._issues: dict[Hashable, dict] = defaultdict(dict)  # (comm id, seq) -> {npu: signature}
         self._decided: dict[Hashable, list] = {}  # (comm id, seq) -> [instance or None, members still to ask]
         self._in_flight: dict[int, int] = defaultdict(int)  # NPU -> collectives issued and not finished
         self._symmetric_on: dict[int, SymmetricInstance] = {}  # NPU -> the symmetric collective running there
 
     def issued(self, npu: int, key: Hashable, signature: tuple, network_running: bool) -> None:
+        if self.lockstep is not None:  # every collective runs as its representative's (decide)
+            return
         if npu in self._symmetric_on:
             raise ConfigError(f"NPU {npu}: a collective issued while a symmetric collective runs there; set "
                               f"collective-simulation = \"per-message\" for runs that issue collectives that way")
@@ -177,11 +183,14 @@ class SymmetricCollectives:
             self._issues[key][npu] = signature
 
     def finished(self, npu: int) -> None:
-        self._in_flight[npu] -= 1
-        self._symmetric_on.pop(npu, None)
+        if self.lockstep is None:
+            self._in_flight[npu] -= 1
+            self._symmetric_on.pop(npu, None)
 
     def decide(self, key: Hashable, comm: Communicator, system, plans: list) -> SymmetricInstance | None:
         """The collective's instance when it can run as one representative, else None (per message)."""
+        if self.lockstep is not None:
+            return self.lockstep.instance(comm, system, plans)
         decided = self._decided.get(key)
         if decided is None:
             instance = None
@@ -208,6 +217,22 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
         return None
     if network.mirrors == "everyone" and len(comm.members) != network.topology.npus:
         return None  # messages meet on links: other NPUs' traffic would meet these
+    planned = symmetric_orbits(comm, network, plans)
+    if planned is None or not network.mirror(list(planned[1].values())):
+        return None
+    representative = comm.members[0]
+    return SymmetricInstance(representative, planned[0], planned[1], SoloScheduler(system.scheduler, representative),
+                             system.env.event())
+
+
+def symmetric_orbits(comm: Communicator, network, plans: list, images: list[tuple] | None = None
+                     ) -> tuple[Relabelling, dict] | None:
+    """(the relabelling of the communicator's ranks, destination -> orbit) for a collective of `plans` run by
+    its rank 0, when every phase treats the ranks alike and every orbit costs alike on `network`; else None.
+
+    `images` (system.lockstep): member tuples of further communicators, aligned rank by rank with
+    `comm.members`, whose NPUs run in step with it; each orbit then spans their copies too.
+    """
     phases = [step for plan in plans for step in plan]
     if not phases or any(phase.op not in SYMMETRIC_OPS for phase, _name, _variant in phases):
         return None
@@ -225,6 +250,7 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
         actions.append(kinds.pop())
     relabelling = Relabelling(comm, tuple(actions), flat)
     representative = comm.members[0]
+    maps = [dict(zip(comm.members, image)) for image in images or ()]
     orbits = {}
     for axis, axis_names in names.items():
         for name in axis_names:
@@ -232,10 +258,11 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
                 dst = comm.members[npu_of(coords, relabelling.sizes)]
                 if dst in orbits or dst == representative:
                     continue
-                orbit = network.uniform_orbit(relabelling.orbit(dst), relabelling)
+                pairs = relabelling.orbit(dst)
+                if maps:
+                    pairs = [(image[src], image[to]) for image in maps for src, to in pairs]
+                orbit = network.uniform_orbit(pairs, relabelling)
                 if orbit is None:
                     return None
                 orbits[dst] = orbit
-    if not orbits or not network.mirror(list(orbits.values())):
-        return None
-    return SymmetricInstance(representative, relabelling, orbits, system.env.event())
+    return (relabelling, orbits) if orbits else None

@@ -19,7 +19,7 @@ from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, a
 from system.config import SystemConfig, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
-from system.symmetric import MirrorEndpoint, SoloScheduler, SymmetricCollectives
+from system.symmetric import MirrorEndpoint, SymmetricCollectives
 
 
 class System:
@@ -96,7 +96,7 @@ class System:
         """
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
-        comm = self._communicator(dims, group, shape, algorithm_dims)
+        comm = self.communicator(dims, group, shape, algorithm_dims)
         comm_id = self.scheduler.communicator_id(comm.members)
         seq = self._seq[comm_id]
         self._seq[comm_id] += 1
@@ -141,12 +141,13 @@ class System:
         network, were it issued now (nothing is issued or changed)."""
         if kind not in COLLECTIVES:
             raise ConfigError(f"unknown collective '{kind}' (one of {', '.join(COLLECTIVES)})")
-        comm = self._communicator(dims, group)
+        comm = self.communicator(dims, group)
         return self._cached_plan(kind, nbytes, comm, {})[2]  # themis: as the first issued
 
     # ------------------------------------------------------------------ planning
-    def _communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None,
-                      shape: Sequence[int] | None = None, algorithm_dims: Sequence[int] | None = None) -> Communicator:
+    def communicator(self, dims: Sequence[int] | None, group: Sequence[int] | None = None,
+                     shape: Sequence[int] | None = None, algorithm_dims: Sequence[int] | None = None) -> Communicator:
+        """The communicator `collective` runs over with these arguments (a one-line ConfigError if invalid)."""
         if group is not None:
             if self.npu not in group or len(set(group)) != len(group):
                 raise ConfigError(f"NPU {self.npu}: collective group {tuple(group)} must list distinct NPUs "
@@ -259,7 +260,7 @@ class System:
                 record.finished_at = self.env.now
                 return record
             endpoint = MirrorEndpoint(self.endpoint, self.endpoint.network, instance.relabelling, instance)
-            scheduler = SoloScheduler(self.scheduler, self.npu)
+            scheduler = instance.scheduler
         chunks = []
         for index, plan in enumerate(plans):
             phases: list[PhaseRecord] = []

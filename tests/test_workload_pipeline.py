@@ -77,3 +77,39 @@ def test_activations_cost_time_on_a_real_network_and_replicas_all_reduce_gradien
 def test_pipeline_header_errors(workload, message):
     with pytest.raises(ConfigError, match=message):
         run(workload)
+
+
+def test_tensor_parallel_groups_inside_a_stage():
+    """t consecutive NPUs of a stage form a tensor-parallel group; the data-parallel group takes the same place
+    in each (torus-4x4, 2 stages of 8 NPUs, t = 2; and t = 4, a whole row)."""
+    from system import build_systems
+    from tests.helpers import analytical
+    from workload.communicators import split_model_data, split_within
+
+    network = analytical("torus-4x4")
+    system = build_systems(network, load_system("default"))[13]
+    block = split_model_data(network.topology, 13, 8, "test")[0].on(system)
+    assert block.members == tuple(range(8, 16))
+    for t, model, data in ((2, (12, 13), (9, 11, 13, 15)), (4, (12, 13, 14, 15), (9, 13))):
+        tensor, replicas = (comm.on(system) for comm in split_within(block, 13, t, "test"))
+        assert (tensor.members, replicas.members) == (model, data)
+
+
+def test_tensor_parallel_collectives_block_each_layer():
+    tp = Comm("all-reduce", 2**16)
+    body = tuple(Layer(f"l{i}", -1, 100, tp, 50, tp, 200, Comm("all-reduce", 2**12), 0) for i in range(4))
+    options = {"stages": [2], "micro_batches": [2], "activation_bytes": [2**10]}
+    plain = run(Workload("pipe", "PIPELINE_1F1B", body, options), network="torus-4x4", net=())
+    tensor = run(Workload("pipe", "PIPELINE_1F1B", body, {**options, "tensor_parallel": [2]}), network="torus-4x4",
+                 net=())
+    assert plain.tables["end_to_end"]["fwd_total_comm_ns"].sum() == 0  # without t, layers' activations stay put
+    table = tensor.tables["end_to_end"][:2]  # NPU 0's: the first stage's layers
+    assert (table["fwd_exposed_comm_ns"] > 0).all() and table["ig_total_comm_ns"].tolist()[1] > 0  # layer 0: no ig
+    assert tensor.summary["end_to_end_time_ns"] > plain.summary["end_to_end_time_ns"]
+
+
+def test_tensor_parallel_must_divide_a_stage():
+    options = {"stages": [2], "micro_batches": [2], "activation_bytes": [0], "tensor_parallel": [3]}
+    body = tuple(Layer(f"l{i}", -1, 100, NONE, 0, NONE, 200, NONE, 0) for i in range(4))
+    with pytest.raises(ConfigError, match="tensor_parallel: 3 must be one integer dividing the 4 NPUs"):
+        run(Workload("pipe", "PIPELINE_1F1B", body, options))

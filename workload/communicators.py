@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from math import prod
 
 from netsim.errors import ConfigError
+from netsim.topology.base import coords_of, npu_of
+from system.lockstep import Role
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,10 @@ class Communicator:
             kwargs.update(shape=self.shape, algorithm_dims=self.algorithm_dims)
         return run.issue(layer, phase, comm, self.dims, group=self.group, **kwargs)
 
+    def on(self, system):
+        """The system.collectives.Communicator this is on `system`'s NPU."""
+        return system.communicator(self.dims, self.group, self.shape, self.algorithm_dims)
+
 
 @dataclass(frozen=True)
 class PassComms:
@@ -48,6 +54,24 @@ class PassComms:
     fwd: Communicator
     ig: Communicator
     wg: Communicator
+
+
+def pass_role(run, comms: list[PassComms], key=0) -> Role:
+    """The system.lockstep.Role of a loop that issues layer i's collectives over `comms[i]` (and nothing
+    else depends on the NPU): one slot per pass and communicator, with the kinds issued there."""
+    slots: dict = {}
+    for layer, layer_comms in zip(run.workload.layers, comms):
+        for phase in ("fwd", "ig", "wg"):
+            comm = getattr(layer, f"{phase}_comm")
+            if comm.active:
+                slots.setdefault((phase, getattr(layer_comms, phase)), set()).add(comm.kind)
+    return Role(key, tuple((comm.on(run.system), tuple(sorted(kinds))) for (_phase, comm), kinds in slots.items()))
+
+
+def every_dimension_role(run) -> Role:
+    """The Role of a loop whose every collective spans every dimension (DLRM, MICRO)."""
+    every = Communicator(dims=tuple(range(len(run.system.topology.dim_sizes))))
+    return pass_role(run, [PassComms(every, every, every)] * len(run.workload.layers))
 
 
 def split_model_data(topology, npu: int, group_size: int, where: str) -> tuple[Communicator, Communicator]:
@@ -71,6 +95,39 @@ def split_model_data(topology, npu: int, group_size: int, where: str) -> tuple[C
     return (Communicator(group=model, shape=(*sizes[:split], inner), algorithm_dims=tuple(range(split + 1))),
             Communicator(group=data, shape=(sizes[split] // inner, *sizes[split + 1:]),
                          algorithm_dims=tuple(range(split, len(sizes)))))
+
+
+class _Axes:
+    """A communicator's axes seen as a topology (dimension sizes, NPU count), to split it as one."""
+
+    def __init__(self, sizes: tuple):
+        self.dim_sizes = sizes
+        self.npus = prod(sizes)
+
+
+def split_within(block, npu: int, group_size: int, where: str) -> tuple[Communicator, Communicator]:
+    """(model, data) communicators inside `block` (a system.collectives.Communicator holding `npu`) when
+    each `group_size` consecutive ranks of it form a model-parallel group: split_model_data over the block's
+    axes, as explicit groups whose axes run the algorithms of the block's."""
+    rank = block.members.index(npu)
+    model, data = split_model_data(_Axes(block.sizes), rank, group_size, where)
+    return _lifted(model, block, rank), _lifted(data, block, rank)
+
+
+def _lifted(comm: Communicator, block, rank: int) -> Communicator:
+    """`comm` (over `block`'s axes, for the NPU of `rank`) as an explicit group of `block`'s NPUs."""
+    if comm.group is None:  # whole axes: every rank that differs from `rank` only on them
+        sizes = tuple(block.sizes[d] for d in comm.dims)
+        here = coords_of(rank, block.sizes)
+        ranks = []
+        for index in range(prod(sizes)):
+            coords = list(here)
+            for d, c in zip(comm.dims, coords_of(index, sizes)):
+                coords[d] = c
+            ranks.append(npu_of(coords, block.sizes))
+        comm = Communicator(group=tuple(ranks), shape=sizes, algorithm_dims=comm.dims)
+    return Communicator(group=tuple(block.members[r] for r in comm.group), shape=comm.shape,
+                        algorithm_dims=tuple(block.algorithm_dims[d] for d in comm.algorithm_dims))
 
 
 def pass_comms(policy: str, topology, npu: int, options: dict, where: str) -> PassComms:

@@ -7,7 +7,9 @@
   Megatron-style: per block the QKV and FC1 GEMMs are column-parallel and the attention
   projection and FC2 row-parallel, so tensor parallelism all-reduces the activations (seq*mb*hidden)
   after the row-parallel GEMMs in the forward pass and after the column-parallel ones in the
-  input-gradient pass; data parallelism all-reduces each GEMM's weight-shard gradient.
+  input-gradient pass; data parallelism all-reduces each GEMM's weight-shard gradient. The loop:
+  PIPELINE_1F1B with pipeline parallelism (tensor parallelism inside each stage), else
+  HYBRID_TRANSFORMER, MODEL or DATA.
 
 Both write the legacy text format and the TOML form.
 """
@@ -68,8 +70,6 @@ def transformer(layers: int, hidden: int, sequence: int, micro_batch: int, tp: i
         raise ConfigError("workload gen: every dimension and parallel degree must be >= 1")
     if hidden % tp:
         raise ConfigError(f"workload gen: hidden size {hidden} is not divisible by tensor parallel degree {tp}")
-    if pp > 1 and tp > 1:
-        raise ConfigError("workload gen: pipeline parallelism combines with data parallelism only (set --tp 1)")
     bpe = roofline.bytes_per_element
     tokens = sequence * micro_batch
     activation = tokens * hidden * bpe
@@ -90,6 +90,8 @@ def transformer(layers: int, hidden: int, sequence: int, micro_batch: int, tp: i
     if pp > 1:
         loop, options = "PIPELINE_1F1B", {"stages": [pp], "micro_batches": [micro_batches],
                                           "activation_bytes": [activation]}
+        if tp > 1:
+            options["tensor_parallel"] = [tp]
     elif tp > 1 and dp > 1:
         loop, options = "HYBRID_TRANSFORMER", {"model_parallel_NPU_group": [tp]}
     else:

@@ -34,7 +34,7 @@ from workload.roofline import Roofline
 SIZE_OPTIONS = {"bucket_size", "activation_bytes"}
 # Every header option a training loop reads (legacy header spelling).
 KNOWN_OPTIONS = {"args", "bucket_size", "activation_bytes", "model_parallel_NPU_group", "checkpoints",
-                 "checkpoint_initiates", "stages", "micro_batches", "chunks"}
+                 "checkpoint_initiates", "stages", "micro_batches", "chunks", "tensor_parallel"}
 COUNTED_OPTIONS = {"checkpoints", "checkpoint_initiates"}  # legacy form: count, then the items
 LAYER_KEYS = {"name", "gemm", "fwd-compute", "ig-compute", "wg-compute", "fwd-comm", "fwd-comm-size", "ig-comm",
               "ig-comm-size", "wg-comm", "wg-comm-size", "update-time", "parallelism", "reserved"}

@@ -3,7 +3,9 @@
 A loop is a generator function `loop(run: NpuRun)`; `NpuRun` gives it compute, issuing
 collectives and blocking waits, and records per-layer compute, exposed and total communication
 (exposed = time the loop sits blocked on a collective, as ASTRA-sim defines it).
-Add a loop with `@register_loop("NAME")`; the workload file's first word selects it.
+Add a loop with `@register_loop("NAME")`; the workload file's first word selects it. A loop
+registered with a `role` (system.lockstep.Role: what an NPU's run depends on) may run in lockstep:
+one representative NPU per class of NPUs that run alike.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Callable, Generator
 import simpy
 
 from netsim.errors import ConfigError
+from system.lockstep import Role
 from workload.model import Comm, Workload
 
 PASSES = ("fwd", "ig", "wg")
@@ -41,6 +44,7 @@ class NpuRun:
         self.env = env
         self.system = system
         self.npu = system.npu
+        self.endpoint = system.endpoint  # point-to-point messages (a representative's: system.lockstep's)
         self.workload = workload
         self.passes = passes
         self.layers = [LayerStats() for _ in workload.layers]
@@ -125,17 +129,27 @@ class NpuRun:
 
 
 Loop = Callable[[NpuRun], Generator]
+RoleOf = Callable[[NpuRun], Role]
 LOOPS: dict[str, Loop] = {}
+ROLES: dict[str, RoleOf] = {}
 
 
-def register_loop(name: str) -> Callable[[Loop], Loop]:
-    """Register a training loop under the keyword a workload file starts with."""
+def register_loop(name: str, role: RoleOf | None = None) -> Callable[[Loop], Loop]:
+    """Register a training loop under the keyword a workload file starts with; `role` gives an NPU's
+    system.lockstep.Role (the loop promises its run depends on the NPU only through it)."""
 
     def register(loop: Loop) -> Loop:
         LOOPS[name.upper()] = loop
+        if role is not None:
+            ROLES[name.upper()] = role
         return loop
 
     return register
+
+
+def role_for(workload: Workload) -> RoleOf | None:
+    """The role function of the workload's loop (None: its NPUs never run in lockstep)."""
+    return ROLES.get(workload.parallelism)
 
 
 def loop_for(workload: Workload) -> Loop:

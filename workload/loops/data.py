@@ -6,10 +6,10 @@ from typing import Generator
 
 from workload.loops.bucketing import bucketed_iteration
 from workload.loops.core import NpuRun, register_loop
-from workload.loops.layerwise import layerwise_training
+from workload.loops.layerwise import layerwise_training, parallelism_role
 
 
-@register_loop("DATA")
+@register_loop("DATA", role=parallelism_role)
 def data_parallel(run: NpuRun) -> Generator:
     """Data parallelism (ASTRA-sim's DATA loop): workload.loops.layerwise's pass without activation
     collectives, so every weight-gradient all-reduce overlaps the rest of the backward pass.

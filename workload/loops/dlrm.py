@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Generator
 
 from netsim.errors import ConfigError
+from workload.communicators import every_dimension_role
 from workload.loops.core import NpuRun, register_loop
 
 HIGHEST_PRIORITY = -1  # lower is served first; issue order (>= 1) is the default priority
@@ -89,13 +90,13 @@ def _blocked_value(run: NpuRun, process) -> Generator:
     return process.value
 
 
-@register_loop("HYBRID_DLRM")
+@register_loop("HYBRID_DLRM", role=every_dimension_role)
 def hybrid_dlrm(run: NpuRun) -> Generator:
     """DLRM: embedding all-to-all overlapped with the bottom MLP, blocking at the interaction layer."""
     yield from dlrm_loop(run, enhanced=False)
 
 
-@register_loop("HYBRID_DLRM_ENHANCED")
+@register_loop("HYBRID_DLRM_ENHANCED", role=every_dimension_role)
 def hybrid_dlrm_enhanced(run: NpuRun) -> Generator:
     """DLRM with the next pass's embedding lookup prefetched during the bottom MLP's backward."""
     yield from dlrm_loop(run, enhanced=True)

@@ -23,9 +23,10 @@ from __future__ import annotations
 from typing import Generator
 
 from netsim.errors import ConfigError
-from workload.communicators import PassComms, pass_comms
+from system.lockstep import Role
+from workload.communicators import PassComms, pass_comms, pass_role
 from workload.loops.core import NpuRun, register_loop
-from workload.loops.layerwise import parallelism_comms
+from workload.loops.layerwise import parallelism_role, uniform_comms
 
 
 def _where(run: NpuRun) -> str:
@@ -65,32 +66,26 @@ def _forward(run: NpuRun, comms: list[PassComms], i: int) -> Generator:
     yield from run.wait(i, "fwd", comms[i].fwd.issue(run, i, "fwd", layer.fwd_comm))
 
 
-def uniform_comms(run: NpuRun) -> list[PassComms]:
-    """Every layer uses the communicators of the workload's own keyword."""
-    return [parallelism_comms(run)] * len(run.workload.layers)
-
-
-@register_loop("HYBRID_DATA_MODEL")
+@register_loop("HYBRID_DATA_MODEL", role=parallelism_role)
 def hybrid_data_model(run: NpuRun) -> Generator:
     """Model parallel along dimension 0, data parallel along the others."""
     yield from hybrid_loop(run, uniform_comms(run))
 
 
-@register_loop("HYBRID_MODEL_DATA")
+@register_loop("HYBRID_MODEL_DATA", role=parallelism_role)
 def hybrid_model_data(run: NpuRun) -> Generator:
     """Data parallel along dimension 0, model parallel along the others."""
     yield from hybrid_loop(run, uniform_comms(run))
 
 
-@register_loop("HYBRID_TRANSFORMER")
+@register_loop("HYBRID_TRANSFORMER", role=parallelism_role)
 def hybrid_transformer(run: NpuRun) -> Generator:
     """Model parallel within blocks of `model_parallel_NPU_group` NPUs, data parallel across them."""
     yield from hybrid_loop(run, uniform_comms(run), blocking_ig=True)
 
 
-@register_loop("HYBRID_CUSTOMIZED")
-def hybrid_customized(run: NpuRun) -> Generator:
-    """Each layer names its own parallelism (last field: DATA, MODEL, HYBRID_DATA_MODEL, ...)."""
+def customized_comms(run: NpuRun) -> list[PassComms]:
+    """Each layer's communicators, from the parallelism it names."""
     comms = []
     for layer in run.workload.layers:
         where = f"{_where(run)}:{layer.line}"
@@ -98,7 +93,17 @@ def hybrid_customized(run: NpuRun) -> Generator:
             raise ConfigError(f"{where}: HYBRID_CUSTOMIZED needs a parallelism as the layer's 13th field")
         comms.append(pass_comms(layer.parallelism.upper(), run.system.topology, run.npu, run.workload.options,
                                 where))
-    yield from hybrid_loop(run, comms)
+    return comms
+
+
+def customized_role(run: NpuRun) -> Role:
+    return pass_role(run, customized_comms(run))
+
+
+@register_loop("HYBRID_CUSTOMIZED", role=customized_role)
+def hybrid_customized(run: NpuRun) -> Generator:
+    """Each layer names its own parallelism (last field: DATA, MODEL, HYBRID_DATA_MODEL, ...)."""
+    yield from hybrid_loop(run, customized_comms(run))
 
 
 def recompute_segments(run: NpuRun) -> dict:
@@ -127,7 +132,7 @@ def recompute_segments(run: NpuRun) -> dict:
     return segments
 
 
-@register_loop("HYBRID_TRANSFORMER_FWD_IN_BCKWD")
+@register_loop("HYBRID_TRANSFORMER_FWD_IN_BCKWD", role=parallelism_role)
 def hybrid_transformer_recompute(run: NpuRun) -> Generator:
     """HYBRID_TRANSFORMER with activation recompute from checkpoints during the backward pass."""
     yield from hybrid_loop(run, uniform_comms(run), blocking_ig=True, recompute=recompute_segments(run))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Generator
 
-from workload.communicators import PassComms, pass_comms
+from system.lockstep import Role
+from workload.communicators import PassComms, pass_comms, pass_role
 from workload.loops.core import NpuRun
 
 
@@ -35,6 +36,16 @@ def parallelism_comms(run: NpuRun) -> PassComms:
     """The communicators of the workload's own parallelism keyword."""
     return pass_comms(run.workload.parallelism, run.system.topology, run.npu, run.workload.options,
                       run.workload.path or run.workload.name)
+
+
+def uniform_comms(run: NpuRun) -> list[PassComms]:
+    """Every layer uses the communicators of the workload's own keyword."""
+    return [parallelism_comms(run)] * len(run.workload.layers)
+
+
+def parallelism_role(run: NpuRun) -> Role:
+    """The Role of a loop whose layers use `uniform_comms`."""
+    return pass_role(run, uniform_comms(run))
 
 
 def layerwise_training(run: NpuRun, blocking_activations: bool) -> Generator:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Generator
 
+from workload.communicators import every_dimension_role
 from workload.loops.core import NpuRun, register_loop
 
 
-@register_loop("MICRO")
+@register_loop("MICRO", role=every_dimension_role)
 def micro_benchmark(run: NpuRun) -> Generator:
     """Every pass's weight-gradient collective of every layer is issued at once, then waited for: as
     in ASTRA-sim v1, the passes' collectives run concurrently, queued by the scheduling policy

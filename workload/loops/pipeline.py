@@ -2,7 +2,8 @@
 
 Header options (legacy `PIPELINE_1F1B stages: 4 micro_batches: 8 ...` or the TOML form):
 `stages` p, `micro_batches` m, `chunks` v (interleaved only, model chunks per device) and
-`activation_bytes` (per micro-batch, sent forward as activations and backward as gradients).
+`activation_bytes` (per micro-batch, sent forward as activations and backward as gradients) and
+`tensor_parallel` t (default 1).
 Layer compute times are per micro-batch. The layers are cut into p*v contiguous virtual stages;
 virtual stage j runs on device j mod p (Megatron's interleaving; v = 1 is the plain pipeline).
 
@@ -10,6 +11,11 @@ NPU layout: with N NPUs there are d = N/p pipeline replicas; NPU n is device n /
 n % d, so each device's d replicas are consecutive NPUs, and the weight-gradient all-reduces of a
 device's layers run over them (dimension subsets when they align with the topology, explicit NPU
 groups otherwise), issued after the device's last backward of that chunk and waited for at the end.
+With tensor parallelism t, each t consecutive NPUs of a device form a tensor-parallel group: a
+layer's forward and input-gradient collectives run over it, each blocking right after the layer's
+compute (Megatron's all-reduces), and the data-parallel group is the device's NPUs in the same place
+of every tensor-parallel group. Every NPU of a stage sends its micro-batch's whole activation to the
+same replica of the next stage.
 
 Activations and gradients are point-to-point sends through the NetworkAPI; a stage blocks on
 receiving its input (counted as exposed communication: fwd for activations, ig for gradients).
@@ -22,7 +28,8 @@ from __future__ import annotations
 from typing import Generator
 
 from netsim.errors import ConfigError
-from workload.communicators import split_model_data
+from system.lockstep import Role
+from workload.communicators import split_model_data, split_within
 from workload.loops.core import NpuRun, register_loop
 
 
@@ -95,6 +102,41 @@ def virtual_stages(layer_count: int, count: int) -> list[range]:
     return [range(bounds[j], bounds[j + 1]) for j in range(count)]
 
 
+def pipeline_role(run: NpuRun) -> Role:
+    """Stage by stage: the device's tensor- and data-parallel groups, and the same replica on the devices
+    before and after (around the ring of devices when interleaved)."""
+    p, _m, v, _activation = _settings(run)
+    replicas = run.system.topology.npus // p
+    device, replica = divmod(run.npu, replicas)
+    tensor, data = _device_groups(run, replicas)
+    collectives = []
+    for comm, phase in ((tensor, "fwd"), (tensor, "ig"), (data, "wg")):
+        kinds = tuple(sorted({getattr(layer, f"{phase}_comm").kind for layer in run.workload.layers
+                              if getattr(layer, f"{phase}_comm").active}))
+        if comm is not None and kinds:
+            collectives.append((comm.on(run.system), kinds))
+    peers = tuple(((device + step) % p) * replicas + replica if v > 1 or 0 <= device + step < p else None
+                  for step in (-1, 1)) if p > 1 else ()
+    return Role(device, tuple(collectives), peers)
+
+
+def _device_groups(run: NpuRun, replicas: int) -> tuple:
+    """(tensor-parallel group or None, data-parallel group or None) of this NPU within its device's
+    `replicas` NPUs: without `tensor_parallel`, the data-parallel group is all of them; with t, each t
+    consecutive NPUs form a tensor-parallel group and the NPUs in the same place of every such group the
+    data-parallel group (workload.communicators.split_within)."""
+    where = f"{run.workload.path or run.workload.name}:1"
+    tensor = run.option("tensor_parallel", [1])
+    if len(tensor) != 1 or tensor[0] < 1 or replicas % tensor[0]:
+        raise ConfigError(f"{where}: header: tensor_parallel: {' '.join(map(str, tensor))} must be one integer "
+                          f"dividing the {replicas} NPUs of a stage")
+    block = split_model_data(run.system.topology, run.npu, replicas, where)[0]
+    if tensor[0] == 1:
+        return None, block if replicas > 1 else None
+    model, data = split_within(block.on(run.system), run.npu, tensor[0], where)
+    return model, data if replicas > tensor[0] else None
+
+
 def pipeline_loop(run: NpuRun) -> Generator:
     """Run the schedule's ops on this device; see the module docstring."""
     p, m, v, activation = _settings(run)
@@ -102,11 +144,11 @@ def pipeline_loop(run: NpuRun) -> Generator:
     replicas = npus // p
     device, replica = divmod(run.npu, replicas)
     stages = virtual_stages(len(run.workload.layers), p * v)
-    replica_group, _ = split_model_data(run.system.topology, run.npu, replicas, run.workload.path or run.workload.name)
+    tensor, data = _device_groups(run, replicas)
     schedule = SCHEDULES[run.workload.parallelism](p, m, device, v)
     last_backward = {chunk: max(k for k, op in enumerate(schedule) if op[0] == "B" and op[2] == chunk)
                      for chunk in range(v)}
-    endpoint = run.system.endpoint
+    endpoint = run.endpoint
     nbytes = max(1, activation)
     layers = run.workload.layers
     pending = []
@@ -123,6 +165,8 @@ def pipeline_loop(run: NpuRun) -> Generator:
                     yield from run.wait(stage[0], "fwd", endpoint.recv(npu_of(j - 1), nbytes, ("act", micro_batch, j)))
                 for i in stage:
                     yield run.compute(i, "fwd", layers[i].fwd_compute)
+                    if tensor is not None:
+                        yield from run.wait(i, "fwd", tensor.issue(run, i, "fwd", layers[i].fwd_comm))
                 if j < p * v - 1:
                     endpoint.send(npu_of(j + 1), nbytes, ("act", micro_batch, j + 1))
                 continue
@@ -132,15 +176,16 @@ def pipeline_loop(run: NpuRun) -> Generator:
                 yield run.compute(i, "wg", layers[i].wg_compute)
                 if i > 0:
                     yield run.compute(i, "ig", layers[i].ig_compute)
+                    if tensor is not None:
+                        yield from run.wait(i, "ig", tensor.issue(run, i, "ig", layers[i].ig_comm))
             if j > 0:
                 endpoint.send(npu_of(j - 1), nbytes, ("grad", micro_batch, j - 1))
-            if k == last_backward[chunk] and replicas > 1:
-                pending += [(i, replica_group.issue(run, i, "wg", layers[i].wg_comm))
-                            for i in stage]
+            if k == last_backward[chunk] and data is not None:
+                pending += [(i, data.issue(run, i, "wg", layers[i].wg_comm)) for i in stage]
         for i, event in pending:
             yield from run.wait(i, "wg", event)
         pending = []
 
 
 for _name in SCHEDULES:
-    register_loop(_name)(pipeline_loop)
+    register_loop(_name, role=pipeline_role)(pipeline_loop)

@@ -1,0 +1,144 @@
+"""Whole runs in lockstep (system.lockstep) against the per-message reference.
+
+Each case runs one training workload twice, with `collective-simulation = "symmetric"` (only one
+representative NPU per class of NPUs that run alike is simulated, when the check proves them alike)
+and `"per-message"` (every NPU runs its own loop and messages), and requires the same results: every
+timing in summary.json bit for bit, end_to_end.csv and detailed.csv equal, the same bytes per NPU and
+per link, link busy times equal up to float rounding. Cases: every bundled workload on bundled
+networks, ASTRA-sim's v1 samples, pipeline schedules and generated transformers.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from netsim.errors import ConfigError
+from netsim.network_config import load_network
+from netsim.runner import run_training
+from system import load_system
+from workload import load_workload
+from workload.generator import transformer
+from workload.model import Comm, Layer, Workload
+from workload.roofline import Roofline
+
+WORKLOADS = sorted(p.stem for p in (Path(__file__).parents[1] / "workload" / "data").glob("*.txt"))
+MODES = ("per-message", "symmetric")
+SAMPLED = {"events", "wall_time_s", "peak_interval_link_utilization", "max_link_utilization",
+           "max_link_utilization_link", "warnings"}
+
+
+def both_ways(network, workload, system="default", passes: int = 2, overrides=(), ties="random"):
+    """The two runs' results, reference first (`ties`: the network's route_ties)."""
+    results = []
+    for mode in MODES:
+        config = load_system(system, [*overrides, (["collective-simulation"], mode)])
+        net = load_network(network, overrides=[(["route_ties"], ties)])
+        results.append(run_training(net, config, workload, passes=passes))
+    return results
+
+
+def assert_same_run(reference, fast):
+    """Equal results; `events` differ (fewer NPUs run), and so do the link samples' moments (the monitor is
+    checked per simulated event), hence the peak interval utilization and the oversubscription warning that
+    reads it; the peak utilization is a busy time, equal up to float rounding."""
+    summary, expected = fast.summary, reference.summary
+    assert {k: v for k, v in summary.items() if k not in SAMPLED | {"system"}} == \
+        {k: v for k, v in expected.items() if k not in SAMPLED | {"system"}}
+    assert {**summary["system"], "collective-simulation": None} == {**expected["system"], "collective-simulation": None}
+    assert summary["max_link_utilization"] == pytest.approx(expected["max_link_utilization"], rel=1e-12)
+    busiest = reference.tables["links"].set_index("link_id").loc[summary["max_link_utilization_link"]]
+    assert busiest["utilization"] == pytest.approx(expected["max_link_utilization"], rel=1e-12)
+    for table in ("end_to_end", "detailed", "npus"):
+        assert fast.tables[table].equals(reference.tables[table]), table
+    links, expected_links = fast.tables["links"], reference.tables["links"]
+    assert links["bytes"].tolist() == expected_links["bytes"].tolist()
+    assert links["busy_time_ns"].tolist() == pytest.approx(expected_links["busy_time_ns"].tolist(), rel=1e-12)
+
+
+def fewer_events(reference, fast) -> bool:
+    return fast.summary["events"] < reference.summary["events"]
+
+
+@pytest.mark.parametrize("network", ["torus-4x4", "torus-2x4x4", "ring-8", "switch-16", "dgx-8x4"])
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_every_bundled_workload(name, network):
+    try:
+        reference, fast = both_ways(network, load_workload(name))
+    except ConfigError:  # the workload does not fit the network (group sizes): the same both ways
+        with pytest.raises(ConfigError):
+            both_ways(network, load_workload(name))
+        return
+    assert_same_run(reference, fast)
+
+
+def test_lockstep_engages_on_a_torus():
+    """On a torus with ASTRA-sim's positive tie rule every bundled loop runs one NPU per class."""
+    for name in WORKLOADS:
+        reference, fast = both_ways("torus-4x4", load_workload(name), overrides=[], passes=1)
+        assert fast.summary["events"] * 4 < reference.summary["events"], name
+
+
+def generated(tp: int = 1, pp: int = 1, dp: int = 1, micro_batches: int = 4, loop: str | None = None) -> Workload:
+    workload = transformer(4, 256, 128, 2, tp, pp, dp, Roofline(), micro_batches)
+    if loop is not None:
+        workload = Workload(workload.name, loop, workload.layers, {**workload.options, "chunks": [2]})
+    return workload
+
+
+@pytest.mark.parametrize("loop", ["PIPELINE_GPIPE", "PIPELINE_1F1B", "PIPELINE_INTERLEAVED"])
+@pytest.mark.parametrize("network,pp,ties,engages", [
+    ("torus-4x4", 4, "random", True), ("ring-8", 4, "random", True),
+    ("torus-2x4x4", 2, "positive", True), ("torus-2x4x4", 8, "positive", True),
+    ("torus-2x4x4", 2, "random", False),  # stage to stage is a 4-ring's antipode, its way drawn per message
+])
+def test_pipeline_schedules(loop, network, pp, ties, engages):
+    workload = generated(pp=pp, dp=32 // pp if network == "torus-2x4x4" else 2, micro_batches=pp, loop=loop)
+    reference, fast = both_ways(network, workload, ties=ties)
+    assert_same_run(reference, fast)
+    assert fewer_events(reference, fast) == engages
+
+
+@pytest.mark.parametrize("tp", [2, 4, 8])
+def test_generated_tensor_and_data_parallel_transformer(tp):
+    """tp 4 splits the 4-ring in two: its data groups hold antipodes (ties go the positive way here)."""
+    reference, fast = both_ways("torus-2x4x4", generated(tp=tp, dp=32 // tp), ties="positive")
+    assert_same_run(reference, fast)
+    assert fewer_events(reference, fast)
+
+
+@pytest.mark.parametrize("system", ["Ring_4chunks", "default"])
+@pytest.mark.parametrize("overrides", [
+    [(["all-reduce-implementation"], "direct")],  # random ties on a 4-ring's antipode: per message
+    [(["all-reduce-implementation"], "halving-doubling")],
+    [(["all-reduce-implementation"], "double-binary-tree")],  # trees: never in lockstep
+    [(["scheduling-policy"], "LIFO"), (["inter-dimension-scheduling"], "themis")],
+    [(["phase-barrier"], "all")],
+    [(["local-mem-bw"], 50.0)],  # concurrent collectives reduce one after another on an NPU
+])
+def test_algorithms_and_scheduling_options(system, overrides):
+    reference, fast = both_ways("torus-4x4", load_workload("Transformer_HybridParallel"), system, 1, overrides)
+    assert_same_run(reference, fast)
+
+
+def test_an_unshaped_network_runs_per_message_with_the_same_results():
+    """fat-tree-32's NPUs are not alike to the checks (its routes differ per pair): per message."""
+    reference, fast = both_ways("fat-tree-32", load_workload("Resnet50_DataParallel"))
+    assert_same_run(reference, fast)
+
+
+def test_unequal_layers_across_pipeline_stages():
+    """Stages with different compute and a point-to-point message per micro-batch each way."""
+    layers = tuple(Layer(f"l{i}", -1, 1000 * (i + 1), Comm(None, 0), 700 * (i + 1), Comm(None, 0), 300,
+                         Comm("all-reduce", 2**16 * (i + 1)), 0) for i in range(4))
+    workload = Workload("uneven", "PIPELINE_1F1B", layers, {"stages": [4], "micro_batches": [6],
+                                                            "activation_bytes": [3 * 2**15 + 5]})
+    reference, fast = both_ways("torus-4x4", workload)
+    assert_same_run(reference, fast)
+    assert fast.summary["events"] * 2 < reference.summary["events"]
+
+
+@pytest.mark.parametrize("tp,pp,ties", [(2, 4, "random"), (4, 2, "positive"), (2, 2, "positive"), (8, 2, "positive")])
+def test_generated_tensor_pipeline_and_data_parallel_transformer(tp, pp, ties):
+    reference, fast = both_ways("torus-2x4x4", generated(tp=tp, pp=pp, dp=32 // tp // pp), ties=ties)
+    assert_same_run(reference, fast)
+    assert fewer_events(reference, fast)
