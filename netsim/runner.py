@@ -134,7 +134,8 @@ def training_tracker(runs: list, systems: list, workload: Workload, passes: int)
             return 1.0, f"pass {passes}/{passes}, done"
         compute = [min(1.0, sum(sum(stats.compute.values()) for stats in run.layers) / expected_compute)
                    for run in runs]
-        issued = [sum(record.planned_bytes for record in system.records) for system in systems]
+        issued = [sum(record.planned_bytes for record in run.system.records) for run in runs]  # a follower: its
+        # representative's
         expected = sum(max(p, i) for p, i in zip(prior, issued))
         expected += max(0.0, sum(network.bytes_sent) - sum(issued))  # point-to-point bytes sent
         delivered = sum(network.bytes_received)

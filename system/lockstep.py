@@ -48,8 +48,8 @@ class Lockstep:
     def __init__(self, representative: list[int], network):
         self.representative = representative  # per NPU: the NPU whose timeline it follows
         self.network = network
-        self._orbits: dict[tuple, tuple | None] = {}  # (communicator members, phases' algorithms) -> symmetric_orbits
-        self._images: dict[tuple, list[tuple]] = {}  # a representative's communicator -> its slot's communicators
+        self._orbits: dict[tuple, tuple | None] = {}  # (communicator, phases' ops and algorithms) -> symmetric_orbits
+        self._images: dict[Communicator, list[tuple]] = {}  # a representative's communicator -> its slot's members
         self._peer_orbits: dict[int, dict] = defaultdict(dict)  # sender -> {peer: orbit}
         self._schedulers: dict[int, SoloScheduler] = {}
 
@@ -60,18 +60,18 @@ class Lockstep:
         """The collective of representative `system` as one symmetric instance (plan_lockstep checked it can)."""
         planned = self._planned(comm, plans)
         if planned is None:  # plan_lockstep checked every kind of every slot: a loop issued an undeclared one
-            raise RuntimeError(f"lockstep run: NPU {system.npu} issued a collective over {comm.members[:8]} its "
-                               f"loop's role did not declare")
+            raise RuntimeError(f"lockstep run: NPU {system.npu} issued a collective over {comm.members[:8]} that "
+                               f"its loop's role did not declare (or of a kind it did not declare there)")
         scheduler = self._schedulers.get(system.npu)
         if scheduler is None:
             scheduler = self._schedulers[system.npu] = SoloScheduler(system.scheduler, system.npu)
         return SymmetricInstance(system.npu, planned[0], planned[1], scheduler, system.env.event())
 
     def _planned(self, comm: Communicator, plans: list) -> tuple | None:
-        images = self._images.get(comm.members)
+        images = self._images.get(comm)
         if images is None:
             return None
-        key = (comm.members, frozenset((phase.dim, name) for plan in plans for phase, name, _variant in plan))
+        key = (comm, frozenset((phase.dim, phase.op, name) for plan in plans for phase, name, _variant in plan))
         if key not in self._orbits:
             self._orbits[key] = symmetric_orbits(comm, self.network, plans, images)
         return self._orbits[key]
@@ -80,11 +80,14 @@ class Lockstep:
         """The point-to-point NetworkAPI of representative `npu` (its messages stand for its class's)."""
         return LockstepEndpoint(endpoint, self._peer_orbits.get(npu, {}))
 
-
     def add_collectives(self, members: list[int], roles: list[Role], system) -> bool:
         """Plan the class's collective slots: whether each partitions the class alike and runs symmetric,
-        costing alike (`system`: the representative's)."""
+        costing alike (`system`: the representative's), and whether the member's slots share what the
+        representative's share (a communicator, its member list, a phase's group queue) and nothing else."""
         first = roles[members[0]]
+        sharing = _sharing(first, members[0], system.topology)
+        if any(_sharing(roles[npu], npu, system.topology) != sharing for npu in members):
+            return False
         for slot, (comm, kinds) in enumerate(first.collectives):
             shape = (comm.dims, comm.sizes, comm.algorithm_dims, comm.shaped, kinds)
             images: dict[tuple, None] = {}  # the slot's communicators, in order
@@ -98,7 +101,7 @@ class Lockstep:
             covered = [npu for image in images for npu in image]
             if len(covered) != len(members) or set(covered) != set(members):
                 return False  # the slot's communicators overlap, or reach out of the class
-            self._images[comm.members] = list(images)
+            self._images[comm] = list(images)
             for kind in kinds:
                 _chunks, plans, _share, _load = system._cached_plan(kind, PLANNED_BYTES, comm, {})
                 if self._planned(comm, [[(phase, name, 0) for phase, name in plan] for plan in plans]) is None:
@@ -127,6 +130,16 @@ class Lockstep:
             if known is None or known.pairs != pairs:
                 return False
         return True
+
+
+def _sharing(role: Role, npu: int, topology) -> tuple:
+    """Which of the role's communicators, member lists and (per axis) phase groups of `npu` are equal: each
+    one's index among the distinct ones (System keys its sequence numbers and queues by them)."""
+    items: list = []
+    for comm, _kinds in role.collectives:
+        items += [comm, comm.members, *(comm.peers(topology, npu, dim) for dim in comm.dims)]
+    index: dict = {}
+    return tuple(index.setdefault((type(item), item), len(index)) for item in items)
 
 
 class LockstepEndpoint:

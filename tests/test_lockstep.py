@@ -72,7 +72,7 @@ def test_every_bundled_workload(name, network):
 
 
 def test_lockstep_engages_on_a_torus():
-    """On a torus with ASTRA-sim's positive tie rule every bundled loop runs one NPU per class."""
+    """On a 4x4 torus (ring neighbours only: no antipode ties) every bundled loop runs one NPU per class."""
     for name in WORKLOADS:
         reference, fast = both_ways("torus-4x4", load_workload(name), overrides=[], passes=1)
         assert fast.summary["events"] * 4 < reference.summary["events"], name
@@ -142,3 +142,57 @@ def test_generated_tensor_pipeline_and_data_parallel_transformer(tp, pp, ties):
     reference, fast = both_ways("torus-2x4x4", generated(tp=tp, pp=pp, dp=32 // tp // pp), ties=ties)
     assert_same_run(reference, fast)
     assert fewer_events(reference, fast)
+
+
+def _groups_loop(slots):
+    """A loop issuing one all-reduce over each of `slots` (functions npu -> (group, shape, algorithm dims)),
+    with the matching role: cases where slots coincide on one NPU and not on another."""
+    from system.lockstep import Role
+    from workload.loops.core import register_loop
+
+    def role(run):
+        return Role(0, tuple((run.system.communicator(None, *slot(run.npu)), ("all-reduce",)) for slot in slots))
+
+    def loop(run):  # every slot's collective in flight at once
+        layer = run.workload.layers[0]
+        yield run.compute(0, "fwd", layer.fwd_compute)
+        issued = [run.issue(0, "wg", layer.wg_comm, group=group, shape=shape, algorithm_dims=algorithm_dims)
+                  for group, shape, algorithm_dims in (slot(run.npu) for slot in slots)]
+        for event in issued:
+            yield from run.wait(0, "wg", event)
+
+    name = f"TEST_GROUPS_{len(slots)}_{id(slots)}"
+    register_loop(name, role=role)(loop)
+    layers = (Layer("l0", -1, 1000, Comm(None, 0), 0, Comm(None, 0), 0, Comm("all-reduce", 2**20), 0),)
+    return Workload("groups", name, layers, {})
+
+
+def test_slots_that_coincide_only_on_the_representative_run_per_message():
+    """Found in review: two slots sharing NPU 0's group but not NPU 4's (whose two collectives then do not
+    share a queue) must not stand NPU 0 for NPU 4."""
+    a = [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 15)]
+    b = [(0, 1, 2, 3), (4, 5, 6, 8), (7, 9, 10, 11), (12, 13, 14, 15)]
+
+    def part(parts):
+        return lambda npu: (next(p for p in parts if npu in p), None, None)
+
+    reference, fast = both_ways("switch-16", _groups_loop([part(a), part(b)]), passes=1)
+    assert_same_run(reference, fast)
+
+
+def test_one_group_in_two_shapes():
+    """Found in review: the same NPUs as (4, 2) and as (2, 4) are two communicators, checked apart."""
+    def shaped(shape):
+        return lambda npu: (tuple(range(8)) if npu < 8 else tuple(range(8, 16)), shape, (0, 0))
+
+    reference, fast = both_ways("switch-16", _groups_loop([shaped((4, 2)), shaped((2, 4))]), passes=1)
+    assert_same_run(reference, fast)
+
+
+def test_an_interleaved_pipeline_of_one_stage_runs_per_message():
+    """Found in review: one device passes activations between its own chunks (a message to itself)."""
+    layers = generated(dp=8).layers
+    workload = Workload("one-stage", "PIPELINE_INTERLEAVED", layers, {"stages": [1], "micro_batches": [2], "chunks": [2],
+                                                                      "activation_bytes": [2**12]})
+    reference, fast = both_ways("ring-8", workload, passes=1)
+    assert_same_run(reference, fast)

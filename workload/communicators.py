@@ -56,7 +56,7 @@ class PassComms:
     wg: Communicator
 
 
-def pass_role(run, comms: list[PassComms], key=0) -> Role:
+def pass_role(run, comms: list[PassComms]) -> Role:
     """The system.lockstep.Role of a loop that issues layer i's collectives over `comms[i]` (and nothing
     else depends on the NPU): one slot per pass and communicator, with the kinds issued there."""
     slots: dict = {}
@@ -65,7 +65,7 @@ def pass_role(run, comms: list[PassComms], key=0) -> Role:
             comm = getattr(layer, f"{phase}_comm")
             if comm.active:
                 slots.setdefault((phase, getattr(layer_comms, phase)), set()).add(comm.kind)
-    return Role(key, tuple((comm.on(run.system), tuple(sorted(kinds))) for (_phase, comm), kinds in slots.items()))
+    return Role(0, tuple((comm.on(run.system), tuple(sorted(kinds))) for (_phase, comm), kinds in slots.items()))
 
 
 def every_dimension_role(run) -> Role:

@@ -117,6 +117,8 @@ def pipeline_role(run: NpuRun) -> Role:
             collectives.append((comm.on(run.system), kinds))
     peers = tuple(((device + step) % p) * replicas + replica if v > 1 or 0 <= device + step < p else None
                   for step in (-1, 1)) if p > 1 else ()
+    if p == 1 and v > 1:  # its chunks pass activations to itself: no class of one program (runs per message)
+        return Role(run.npu, tuple(collectives), peers)
     return Role(device, tuple(collectives), peers)
 
 
