@@ -28,7 +28,7 @@ from typing import Hashable
 import simpy
 
 from system.collectives import Communicator
-from system.symmetric import SoloScheduler, SymmetricInstance, symmetric_orbits
+from system.symmetric import RepresentativeEndpoint, SoloScheduler, SymmetricInstance, symmetric_orbits
 
 PLANNED_BYTES = 1 << 20  # a collective's size when checking its phases (their algorithms do not depend on it)
 
@@ -103,7 +103,7 @@ class Lockstep:
                 return False  # the slot's communicators overlap, or reach out of the class
             self._images[comm] = list(images)
             for kind in kinds:
-                _chunks, plans, _share, _load = system._cached_plan(kind, PLANNED_BYTES, comm, {})
+                plans = system.phase_plans(kind, PLANNED_BYTES, comm)
                 if self._planned(comm, [[(phase, name, 0) for phase, name in plan] for plan in plans]) is None:
                     return False
         return True
@@ -142,22 +142,13 @@ def _sharing(role: Role, npu: int, topology) -> tuple:
     return tuple(index.setdefault((type(item), item), len(index)) for item in items)
 
 
-class LockstepEndpoint:
+class LockstepEndpoint(RepresentativeEndpoint):
     """A representative's NetworkAPI for point-to-point messages: each goes to the peer class's
     representative and is counted for every pair of the class (its orbit)."""
 
     def __init__(self, endpoint, orbits: dict):
-        self.endpoint = endpoint
-        self.network = endpoint.network
-        self.npu = endpoint.npu
-        self.env = endpoint.env
+        super().__init__(endpoint)
         self.orbits = orbits  # peer -> orbit
-
-    def now(self) -> float:
-        return self.env.now
-
-    def schedule(self, delay_ns: float, fn) -> None:
-        self.endpoint.schedule(delay_ns, fn)
 
     def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         orbit = self.orbits.get(dst)
@@ -166,9 +157,6 @@ class LockstepEndpoint:
         receiver, src = self.network.endpoint(dst), self.npu
         self.network.send_mirrored(src, dst, nbytes, orbit, lambda: receiver.deliver(src, tag, nbytes))
         return self.network.handed_off
-
-    def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        return self.endpoint.recv(src, nbytes, tag)
 
 
 def plan_lockstep(systems: list, role_of) -> Lockstep | None:
@@ -197,5 +185,5 @@ def plan_lockstep(systems: list, role_of) -> Lockstep | None:
                 or not lockstep.add_peers(members, roles, classes)):
             return None
     network.stands_for(max(len(members) for members in classes.values()))
-    first.scheduler.symmetric.lockstep = lockstep  # every collective now runs as its representative's
+    first.scheduler.symmetric.use_lockstep(lockstep)
     return lockstep

@@ -88,23 +88,34 @@ class Relabelling:
         return [tuple(o if a == axis else 0 for a in range(len(self.sizes))) for o in offsets]
 
 
-class MirrorEndpoint:
-    """The representative's NetworkAPI: its sends are costed, counted for the whole orbit, and arrive
-    back at itself as the mirrored messages of the other members."""
+class RepresentativeEndpoint:
+    """A representative NPU's NetworkAPI over its own endpoint: receives and timers as there; subclasses
+    send messages that stand for other NPUs' too."""
 
-    def __init__(self, endpoint, network, relabelling: Relabelling, instance: "SymmetricInstance"):
+    def __init__(self, endpoint):
         self.endpoint = endpoint
-        self.network = network
+        self.network = endpoint.network
         self.npu = endpoint.npu
         self.env = endpoint.env
-        self.relabelling = relabelling
-        self.instance = instance
 
     def now(self) -> float:
         return self.env.now
 
     def schedule(self, delay_ns: float, fn) -> None:
         self.endpoint.schedule(delay_ns, fn)
+
+    def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        return self.endpoint.recv(src, nbytes, tag)
+
+
+class MirrorEndpoint(RepresentativeEndpoint):
+    """The representative's NetworkAPI: its sends are costed, counted for the whole orbit, and arrive
+    back at itself as the mirrored messages of the other members."""
+
+    def __init__(self, endpoint, relabelling: Relabelling, instance: "SymmetricInstance"):
+        super().__init__(endpoint)
+        self.relabelling = relabelling
+        self.instance = instance
 
     def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         orbit = self.instance.orbits.get(dst)
@@ -115,9 +126,6 @@ class MirrorEndpoint:
         endpoint = self.endpoint
         self.network.send_mirrored(self.npu, dst, nbytes, orbit, lambda: endpoint.deliver(sender, tag, nbytes))
         return self.network.handed_off
-
-    def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        return self.endpoint.recv(src, nbytes, tag)
 
 
 class SoloScheduler:
@@ -171,6 +179,10 @@ class SymmetricCollectives:
         self._decided: dict[Hashable, list] = {}  # (comm id, seq) -> [instance or None, members still to ask]
         self._in_flight: dict[int, int] = defaultdict(int)  # NPU -> collectives issued and not finished
         self._symmetric_on: dict[int, SymmetricInstance] = {}  # NPU -> the symmetric collective running there
+
+    def use_lockstep(self, lockstep) -> None:
+        """From now on every collective runs as its representative's, as `lockstep` plans it."""
+        self.lockstep = lockstep
 
     def issued(self, npu: int, key: Hashable, signature: tuple, network_running: bool) -> None:
         if self.lockstep is not None:  # every collective runs as its representative's (decide)

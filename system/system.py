@@ -135,6 +135,11 @@ class System:
         network = getattr(self.endpoint, "network", None)
         return network is None or network.started
 
+    def phase_plans(self, kind: str, nbytes: int, comm: Communicator) -> list:
+        """Per chunk, the [(phase, algorithm name)] `collective(kind, nbytes)` over `comm` would run, were it the
+        communicator's first (nothing is issued or changed)."""
+        return self._cached_plan(kind, nbytes, comm, {})[1]
+
     def planned_bytes(self, kind: str, nbytes: int, dims: Sequence[int] | None = None, *,
                       group: Sequence[int] | None = None) -> float:
         """This NPU's share of the bytes `collective(kind, nbytes, dims, group=group)` would put on the
@@ -259,7 +264,7 @@ class System:
                 symmetric.finished(self.npu)
                 record.finished_at = self.env.now
                 return record
-            endpoint = MirrorEndpoint(self.endpoint, self.endpoint.network, instance.relabelling, instance)
+            endpoint = MirrorEndpoint(self.endpoint, instance.relabelling, instance)
             scheduler = instance.scheduler
         chunks = []
         for index, plan in enumerate(plans):

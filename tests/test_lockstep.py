@@ -124,6 +124,7 @@ def test_an_unshaped_network_runs_per_message_with_the_same_results():
     """fat-tree-32's NPUs are not alike to the checks (its routes differ per pair): per message."""
     reference, fast = both_ways("fat-tree-32", load_workload("Resnet50_DataParallel"))
     assert_same_run(reference, fast)
+    assert fast.summary["events"] == reference.summary["events"]
 
 
 def test_unequal_layers_across_pipeline_stages():

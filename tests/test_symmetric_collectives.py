@@ -130,15 +130,21 @@ def test_a_collective_issued_during_a_symmetric_one_is_refused():
         network.run()
 
 
+def all_reducing(backend: str, network_name: str, mode: str):
+    """A network and its Systems, every NPU having issued a 1 MiB all-reduce (not yet run)."""
+    network = create_network(backend, load_network(network_name).build_topology())
+    systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
+    for system in systems:
+        system.all_reduce(2**20)
+    return network, systems
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_backend_counters_read_directly_after_a_run_match(backend):
     """Scripts read link_bytes and bytes_sent off the backend: they hold every member's traffic."""
     counters = []
     for mode in MODES:
-        network = create_network(backend, load_network("torus-4x4").build_topology())
-        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
-        for system in systems:
-            system.all_reduce(2**20)
+        network, systems = all_reducing(backend, "torus-4x4", mode)
         network.run()
         counters.append((network.link_bytes, network.bytes_sent, network.bytes_received, network.events))
     assert counters[0][:3] == counters[1][:3] and counters[1][3] < counters[0][3]
@@ -201,10 +207,7 @@ def test_a_run_stopped_midway_reports_what_the_reference_reports(backend, until)
     bytes are the per-message run's."""
     results = []
     for mode in MODES:
-        network = create_network(backend, load_network("ring-8").build_topology())
-        systems = build_systems(network, load_system("default", [(["collective-simulation"], mode)]))
-        for system in systems:
-            system.all_reduce(2**20)
+        network, systems = all_reducing(backend, "ring-8", mode)
         network.run(until=until)
         results.append((collective_phases([system.records[0] for system in systems]), network.npu_stats(),
                         network.messages_delivered))
