@@ -69,6 +69,23 @@ def test_step_order_within_a_cycle_does_not_change_results(monkeypatch, name, ga
     assert random_messages(config) == in_order
 
 
+def step_everyone_every_cycle(net, until=lambda: False) -> None:
+    """Have every router and NIC port of `net` stepped in every cycle from now on (until `until()`
+    holds), beside the steps the clock gives them."""
+    components = [*net.routers, *net.injectors, *net.receivers]
+    after_cycle = net.clock.after_cycle
+
+    def wake_everyone(cycle: int) -> None:
+        if not until():
+            for component in components:
+                net.clock.wake(component, cycle + 1)
+            net.clock.hook_at = 0  # called after every cycle
+        after_cycle(cycle)
+
+    net.clock.after_cycle = wake_everyone
+    net.clock.hook_at = 0
+
+
 def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
     """Every packet's (src, dst, created, injected, arrived) and the summary of a synthetic run;
     with `poll`, every router and NIC port is also stepped every cycle while traffic is about."""
@@ -79,16 +96,7 @@ def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
     net.packet_observer = lambda p, c: (arrivals.append((p.msg.src, p.msg.dst, p.msg.created, p.injected, c)),
                                         observe(p, c))
     if poll:
-        components = [*net.routers, *net.injectors, *net.receivers]
-        after_cycle = net.clock.after_cycle
-
-        def wake_everyone(cycle: int) -> None:
-            for component in components:
-                net.clock.wake(component, cycle + 1)
-            after_cycle(cycle)
-            net.clock.hook_at = 0  # called after every cycle
-
-        net.clock.after_cycle = wake_everyone
+        step_everyone_every_cycle(net)
     summary = run.execute()
     for key in ("wall_time_s", "events"):
         summary.pop(key)
@@ -113,3 +121,28 @@ def test_turn_order_ranks_are_distinct_when_ports_have_different_vc_counts():
         ranks = [vc.rank for port in router.inputs for vc in port.vcs]
         assert len({len(port.vcs) for port in router.inputs}) > 1 or router.node >= net.topology.npus
         assert len(set(ranks)) == len(ranks)
+
+
+def shifted_flows_ns(poll: bool) -> float:
+    """Every NPU of the bundled ring-8 (packet fidelity) sends 1 MiB to the NPU two on: each link
+    carries a through and an ejecting flow, packets of both queue in one VC."""
+    config = load_network("ring-8", overrides=[(["garnet", "fidelity"], "packet")])
+    net = garnet(config, check_invariants=True, fast_forward=False)
+    received = []
+    for src in range(8):
+        dst = (src + 2) % 8
+        net.endpoint(src).send(dst, 2**20, "shift")
+        received.append(net.endpoint(dst).recv(src, 2**20, "shift"))
+    if poll:
+        step_everyone_every_cycle(net, until=lambda: all(event.triggered for event in received))
+    net.run()
+    net.check_drained()
+    return net.env.now
+
+
+def test_packets_leave_a_vc_in_order_whatever_extra_steps_are_taken():
+    """Packet fidelity once let a VC's next packet leave between the flits of the packet ahead of it
+    (they shared the crossbar input's slots as packets of different VCs do): credits came back out
+    of order, and a router stepped at a lucky cycle counted credits that were not back yet (here
+    70,560 ns polled against 78,860 ns). The invariants now check the order."""
+    assert shifted_flows_ns(poll=True) == shifted_flows_ns(poll=False)

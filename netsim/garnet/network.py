@@ -394,12 +394,16 @@ class GarnetNetwork(Network):
 
     def check_flow_control(self) -> None:
         """For every downstream VC: credits + credits on their way back + flits held or on the wire
-        (or committed to leave later, by a batch) == depth; and at this cycle no VC holds more flits
-        than its depth, nor was a credit used before it came back."""
+        (or committed to leave later, by a batch) == depth; at this cycle no VC holds more flits
+        than its depth, nor was a credit used before it came back; and its flits left it in order
+        (the credits on their way back are sorted)."""
         cycle = self.clock.cycle
         for out in self.output_units():
             for vc, credits in enumerate(out.credits):
                 returning = out.pending[vc]
+                if any(earlier > later for earlier, later in zip(returning, returning[1:])):
+                    raise InvariantError(f"{self._downstream_vc(out, vc)} at cycle {cycle}: credits on their way "
+                                         "back out of order (flits left the VC out of order)")
                 held = len(out.dst_vcs[vc].ready) if out.receiver is None else 0
                 if credits + len(returning) + held == out.depth and credits >= 0 and held <= out.depth:
                     continue  # the usual case; else look closer (a batch may hold future credits)
@@ -410,10 +414,15 @@ class GarnetNetwork(Network):
                     later = sum(1 for t in returning if t > cycle + out.eject_credit_delay)
                 usable = credits + sum(1 for t in returning if t <= cycle) + later
                 if credits + len(returning) + held != out.depth or usable < 0 or usable > out.depth:
-                    node = out.owner.node if out.receiver is not None else out.dst_router.node
-                    raise InvariantError(f"{out.name} towards router {node} VC {vc} at cycle {cycle}: credits "
+                    raise InvariantError(f"{self._downstream_vc(out, vc)} at cycle {cycle}: credits "
                                          f"{credits} + returning {len(returning)} + flits {held} vs depth "
                                          f"{out.depth}, {usable} usable")
+
+    @staticmethod
+    def _downstream_vc(out: OutputUnit, vc: int) -> str:
+        """Names downstream VC `vc` of output unit `out` in an invariant error."""
+        node = out.owner.node if out.receiver is not None else out.dst_router.node
+        return f"{out.name} towards router {node} VC {vc}"
 
     def check_drained(self) -> None:
         """At the end of a run: no flit anywhere, all credits home, every byte delivered exactly once."""

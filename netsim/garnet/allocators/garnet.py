@@ -54,6 +54,8 @@ class GarnetAllocator(SwitchAllocator):
             if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
             at = ready[0]
+            if at <= vc.tail_left:  # packet fidelity: a VC is a FIFO, its next packet leaves after the last
+                at = vc.tail_left + 1
             if at <= cycle:
                 at = port.next_free(cycle)  # a batch (or packets in packet fidelity) may be crossing
             if at > cycle:
@@ -136,7 +138,7 @@ class GarnetAllocator(SwitchAllocator):
         out = vc.out
         if out is None:
             out = self.route(vc)
-        at = out.next_free(port.next_free(max(ready[0], cycle)))
+        at = out.next_free(port.next_free(max(ready[0], vc.tail_left + 1, cycle)))
         if at > cycle:
             return at
         out_vc = vc.out_vc
