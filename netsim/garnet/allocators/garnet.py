@@ -54,7 +54,8 @@ class GarnetAllocator(SwitchAllocator):
             if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
             at = ready[0]
-            if at <= vc.tail_left:  # packet fidelity: a VC is a FIFO, its next packet leaves after the last
+            if at <= vc.tail_left:  # a VC is a FIFO: its next packet leaves after the last one's tail (in flit
+                # fidelity the port's busy_until already holds it back; packet fidelity shares the port's slots)
                 at = vc.tail_left + 1
             if at <= cycle:
                 at = port.next_free(cycle)  # a batch (or packets in packet fidelity) may be crossing
