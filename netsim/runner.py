@@ -211,6 +211,7 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         **_network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
+        "simulated_npus": len(measured),  # fewer than the NPUs when alike ones ran in lockstep
     }
     if workload.parallelism.startswith("PIPELINE_") and first["compute_time_ns"] > 0 and not partial:
         # idle time over compute of the first stage (NPU 0): the bubble fraction of the schedule

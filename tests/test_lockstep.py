@@ -24,7 +24,7 @@ from workload.roofline import Roofline
 WORKLOADS = sorted(p.stem for p in (Path(__file__).parents[1] / "workload" / "data").glob("*.txt"))
 MODES = ("per-message", "symmetric")
 SAMPLED = {"events", "wall_time_s", "peak_interval_link_utilization", "max_link_utilization",
-           "max_link_utilization_link", "warnings"}
+           "max_link_utilization_link", "warnings", "simulated_npus"}
 
 
 def both_ways(network, workload, system="default", passes: int = 2, overrides=(), ties="random"):
@@ -76,6 +76,7 @@ def test_lockstep_engages_on_a_torus():
     for name in WORKLOADS:
         reference, fast = both_ways("torus-4x4", load_workload(name), overrides=[], passes=1)
         assert fast.summary["events"] * 4 < reference.summary["events"], name
+        assert reference.summary["simulated_npus"] == 16 and fast.summary["simulated_npus"] < 16, name
 
 
 def generated(tp: int = 1, pp: int = 1, dp: int = 1, micro_batches: int = 4, loop: str | None = None) -> Workload:
