@@ -8,8 +8,10 @@ Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective 
   are shared by their members, so they add nothing per NPU (they once grew as NPUs^2);
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
-Work: the packet backend moves about FLIT_HOPS_PER_S flit-hops a second (scripts/bench_network.py);
-fast-forward can skip a steady state, so its estimate is an upper bound, said as such.
+Work: the packet backend moves about FLIT_HOPS_PER_S[fidelity] flit-hops a second (pure Python;
+flit fidelity: 8x8 NoC torus, uniform 0.3, scripts/bench_network.py, 104-110 k; packet fidelity:
+16x16 torus 16 MiB ring all-reduce, 1.39 M); fast-forward can skip a steady state, so its estimate
+is an upper bound, said as such.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from netsim.units import format_size
 
 BYTES_PER_NPU = 40_000
 BYTES_PER_CHUNK = 2600
-FLIT_HOPS_PER_S = 4e5
+FLIT_HOPS_PER_S = {"flit": 1e5, "packet": 1.2e6}  # by garnet.fidelity (see the module docstring)
 WARN_AFTER_S = 600.0  # estimated work beyond this is worth a warning
 
 
@@ -33,6 +35,7 @@ class Budget:
     npus: int
     chunks_per_npu: int  # chunks of those collectives in flight per NPU at most
     flit_hops: float = 0.0  # packet backend: flits times hops the run moves (0: not known)
+    fidelity: str = "flit"  # packet backend: garnet.fidelity, which sets the rate it moves them at
 
     @property
     def memory_bytes(self) -> float:
@@ -45,11 +48,12 @@ class Budget:
             raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory "
                               f"({self.npus:,} NPUs, {self.chunks_per_npu:,} chunks each), more than the {format_size(available)} "
                               f"available: use fewer NPUs or chunks (preferred-dataset-splits)")
-        seconds = self.flit_hops / FLIT_HOPS_PER_S
+        rate = FLIT_HOPS_PER_S[self.fidelity]
+        seconds = self.flit_hops / rate
         if seconds > WARN_AFTER_S:
             return [f"{what} moves about {self.flit_hops:.3g} flit-hops: up to {duration(seconds)} at the packet "
-                    f"backend's ~{FLIT_HOPS_PER_S:.0e} flit-hops/s (less where fast-forward skips a steady "
-                    f"state); Ctrl-C stops it and writes what was simulated"]
+                    f"backend's ~{rate:.2g} flit-hops/s in {self.fidelity} fidelity (less where fast-forward "
+                    f"skips a steady state); Ctrl-C stops it and writes what was simulated"]
         return []
 
 

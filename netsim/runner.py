@@ -84,11 +84,10 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     splits = system.config.preferred_dataset_splits
     chunks = sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
     flit_bytes = getattr(network, "flit_bytes", None)
-    flit_hops = 0.0
-    if flit_bytes:
-        per_pass = sum(system.planned_bytes(kind, nbytes) for kind, nbytes in collectives)
-        flit_hops = npus * passes * per_pass / flit_bytes
-    return Budget(npus, chunks, flit_hops)
+    if not flit_bytes:
+        return Budget(npus, chunks)
+    per_pass = sum(system.planned_bytes(kind, nbytes) for kind, nbytes in collectives)
+    return Budget(npus, chunks, npus * passes * per_pass / flit_bytes, network.config.fidelity)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:

@@ -123,3 +123,12 @@ def test_memory_budget_grows_linearly_with_the_npus_and_refuses_only_what_cannot
     assert budget.Budget(npus=200_000, chunks_per_npu=4).memory_bytes == 2 * ring.memory_bytes
     with pytest.raises(ConfigError, match=r"would need about .* of memory \(1,000,000 NPUs, 10 chunks each\)"):
         budget.Budget(npus=1_000_000, chunks_per_npu=10).check("this all-reduce")
+
+
+def test_the_work_estimate_uses_the_fidelitys_rate():
+    """Packet fidelity moves flit-hops about ten times faster than flit fidelity: the same work is
+    warned about in flit fidelity only."""
+    work = 1e8  # flit-hops: about 17 min in flit fidelity, under 2 in packet fidelity
+    (warning,) = budget.Budget(npus=16, chunks_per_npu=4, flit_hops=work, fidelity="flit").check("this run")
+    assert "in flit fidelity" in warning and "min" in warning
+    assert budget.Budget(npus=16, chunks_per_npu=4, flit_hops=work, fidelity="packet").check("this run") == []
