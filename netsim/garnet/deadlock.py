@@ -32,7 +32,7 @@ def wait_for_graph(routers, cycle: int, since: int | None = None) -> dict:
             else:
                 out, lo, hi = output(router, vc.packets[0])
                 wanted = range(lo, hi)
-            if out.receiver is not None:
+            if out.ejects:
                 continue
             graph[vc_name(router, vc.port, vc.index)] = [vc_name(out.dst_router, out.dst_port, v) for v in wanted]
     return graph

@@ -225,7 +225,7 @@ class GarnetNetwork(Network):
             for port in router.inputs:
                 yield f"router {router.node} in-port {port.name}", port.depth
             for out in router.outputs:
-                if out.receiver is not None:
+                if out.ejects:
                     yield f"router {router.node} NIC port {out.name}", out.depth
 
     def route(self, src: int, dst: int, ties: int = 0) -> tuple[dict, int, int, Injector]:
@@ -404,10 +404,10 @@ class GarnetNetwork(Network):
                 if any(earlier > later for earlier, later in zip(returning, returning[1:])):
                     raise InvariantError(f"{self._downstream_vc(out, vc)} at cycle {cycle}: credits on their way "
                                          "back out of order (flits left the VC out of order)")
-                held = len(out.dst_vcs[vc].ready) if out.receiver is None else 0
+                held = len(out.dst_vcs[vc].ready) if not out.ejects else 0
                 if credits + len(returning) + held == out.depth and credits >= 0 and held <= out.depth:
                     continue  # the usual case; else look closer (a batch may hold future credits)
-                if out.receiver is None:  # flits that leave here after this cycle (perhaps already
+                if not out.ejects:  # flits that leave here after this cycle (perhaps already
                     # passed on downstream in packet fidelity) do not count yet
                     later = sum(1 for t in out.last_sent[vc] if t > cycle)
                 else:
@@ -421,7 +421,7 @@ class GarnetNetwork(Network):
     @staticmethod
     def _downstream_vc(out: OutputUnit, vc: int) -> str:
         """Names downstream VC `vc` of output unit `out` in an invariant error."""
-        node = out.owner.node if out.receiver is not None else out.dst_router.node
+        node = out.owner.node if out.ejects else out.dst_router.node
         return f"{out.name} towards router {node} VC {vc}"
 
     def check_drained(self) -> None:

@@ -76,6 +76,11 @@ class OutputUnit:
         # this many cycles, those already on their way back (see `select_vc`)
         self.lookahead = 0
 
+    @property
+    def ejects(self) -> bool:
+        """Does this unit feed a NIC (an ejection port), not a router's input unit?"""
+        return self.receiver is not None
+
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` the link may take a new flit."""
         at = self.busy_until if self.busy_until > cycle else cycle
@@ -238,7 +243,7 @@ class OutputUnit:
         self.credits[vc] -= count
         self.last_sent[vc] = departures
         port = self.dst_port
-        if port is None:  # the NIC consumes every flit as it arrives and returns its credit
+        if port is None:  # ejects: the NIC consumes every flit as it arrives and returns its credit
             self.pending[vc].extend(shifted(departures, self.eject_credit_delay))
             if tail:
                 self.receiver.arrive(packet, last + self.lat)

@@ -74,8 +74,8 @@ def link_extra(network) -> dict:
         "busy_cycles": [o.flits * o.cpf for o in outs],
         "cycles_per_flit": [o.cpf for o in outs],
         "latency_cycles": list(network.params.link_latency),
-        "mean_buffer_flits": [o.dst_port.residency / cycles if o.dst_port else nan for o in outs],
-        "max_vc_flits": [max(vc.peak for vc in o.dst_vcs) if o.dst_port else nan for o in outs],
+        "mean_buffer_flits": [nan if o.ejects else o.dst_port.residency / cycles for o in outs],
+        "max_vc_flits": [nan if o.ejects else max(vc.peak for vc in o.dst_vcs) for o in outs],
         "buffer_flits_per_vc": [o.depth for o in outs],
         "credit_stall_time_ns": [ns(o.stall) for o in outs],
     }
