@@ -9,9 +9,10 @@ Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective 
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
 Work: the packet backend moves about FLIT_HOPS_PER_S[fidelity] flit-hops a second (pure Python;
-flit fidelity: 8x8 NoC torus, uniform 0.3, scripts/bench_network.py, 104-110 k; packet fidelity:
-16x16 torus 16 MiB ring all-reduce, 1.39 M); fast-forward can skip a steady state, so its estimate
-is an upper bound, said as such.
+flit fidelity: 104-108 k on the 8x8 NoC torus at uniform 0.3, scripts/bench_network.py, and 109 k
+in a 1 MiB ring all-reduce on the 8x8 torus; packet fidelity: 1.39 M in a 16 MiB ring all-reduce
+on a 16x16 torus); fast-forward can skip a steady state, so its estimate is an upper bound, said
+as such.
 """
 
 from __future__ import annotations
