@@ -76,6 +76,10 @@ class Endpoint:
             raise ValueError(f"NPU {self.npu}: send to NPU {dst}, which does not exist")
         if nbytes <= 0:
             raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry at least 1 byte")
+        if type(nbytes) is not int:  # a float or numpy number: whole bytes only, as every backend counts them
+            if nbytes != int(nbytes):
+                raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry whole bytes")
+            nbytes = int(nbytes)
         return self.network.submit(self.npu, dst, nbytes, tag)
 
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:

@@ -1,8 +1,10 @@
 """NetworkAPI: MPI-like matching of send and recv on (src, dst, tag)."""
 
+import numpy as np
 import pytest
 
-from tests.helpers import analytical
+from netsim.network_config import load_network
+from tests.helpers import analytical, garnet
 
 
 def test_recv_posted_first_fires_on_arrival():
@@ -57,6 +59,20 @@ def test_size_mismatch_is_an_error():
     net.endpoint(0).send(1, 20, tag=0)
     with pytest.raises(ValueError, match="has 20 B, recv expected 10 B"):
         net.run()
+
+
+@pytest.mark.parametrize("backend", ["analytical", "garnet"])
+def test_sizes_are_whole_bytes(backend):
+    """A whole size given as a float or numpy integer is sent as that many bytes; a fractional one
+    is refused at the send (the packet backend could not cut it into flits)."""
+    net = analytical("ring-8") if backend == "analytical" else garnet(load_network("ring-8", backend="garnet"))
+    got = [net.endpoint(1).recv(0, 1000, tag=t) for t in range(2)]
+    net.endpoint(0).send(1, 1000.0, tag=0)
+    net.endpoint(0).send(1, np.int64(1000), tag=1)
+    net.run()
+    assert all(event.processed for event in got) and net.bytes_received[1] == 2000
+    with pytest.raises(ValueError, match=r"send of 1000.5 bytes to NPU 1; messages carry whole bytes"):
+        net.endpoint(0).send(1, 1000.5, tag=2)
 
 
 def test_unmatched_recv_is_reported():

@@ -281,11 +281,8 @@ class GarnetNetwork(Network):
                      handed_off=None, on_delivered=None, cycle: int | None = None, delay: int = 0) -> Message:
         """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint);
         `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock);
-        `delay`: cycles before the NIC may start it, beyond the topology's NIC latency. A whole size
-        given as a float or a numpy integer is taken as a Python int, which the compiled build's
-        typed code (setup.py) needs."""
-        if type(nbytes) is not int and nbytes == int(nbytes):
-            nbytes = int(nbytes)
+        `delay`: cycles before the NIC may start it, beyond the topology's NIC latency. `nbytes`: a
+        Python int (`Endpoint.send` makes it one), which the compiled build's typed code needs."""
         now = self.clock.now_cycle() if cycle is None else cycle
         route = self.route(src, dst, self.routing.ties(src, dst))
         message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2] + delay, handed_off,
