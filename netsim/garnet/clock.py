@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import math
 from heapq import heappop, heappush
-from typing import Callable
+from typing import Callable, Final
 
 import simpy
 from simpy.events import Timeout
 
 from netsim.units import ns_to_cycles
 
-NEVER = 1 << 62  # "no wake-up pending": larger than any cycle reached
+# "No wake-up pending": larger than any cycle reached. The largest short int of mypyc, and Final so
+# that the compiled build compares with a constant (1 << 62 was a boxed int there: ~5% slower at load)
+NEVER: Final = (1 << 62) - 1
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 
 
