@@ -60,9 +60,9 @@ class AnalyticalNetwork(Network):
         self._crossing: list[tuple[float, float, int, tuple[int, ...]]] = []
         self._crossing_orbits: list[tuple[float, float, int, Orbit]] = []  # the same for mirrored messages
         self._links = {(link.src, link.dst): link for link in topology.links}
-        self._pending_orbits: dict[Orbit, dict[int, int]] = {}  # orbit -> {message bytes: messages not yet counted}
+        self._pending_orbits: dict[Orbit, int] = {}  # orbit -> bytes of its messages not yet counted (one pair's)
         self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
-        self._orbit_link_busy: np.ndarray | None = None
+        self._link_bandwidths = np.array([link.bandwidth for link in topology.links])
 
     @property
     def handed_off(self) -> simpy.Event:
@@ -97,10 +97,7 @@ class AnalyticalNetwork(Network):
     def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived) -> None:
         """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them); call `arrived()`
         when they arrive. Their bytes reach the counters at the next flush."""
-        pending = self._pending_orbits.get(orbit)
-        if pending is None:
-            pending = self._pending_orbits[orbit] = defaultdict(int)
-        pending[nbytes] += 1
+        self._pending_orbits[orbit] = self._pending_orbits.get(orbit, 0) + nbytes
         self.messages_sent += len(orbit.pairs)
         latency, bandwidth, _ = self.route_cost(src, dst)
         now, serialization = self.env.now, nbytes / bandwidth
@@ -115,40 +112,42 @@ class AnalyticalNetwork(Network):
         arrived()
 
     def _accumulate_orbits(self) -> None:
-        """Add the orbits' messages counted so far to the per-link counters of orbit traffic (numpy, cheap to
+        """Add the orbits' messages counted so far to the per-link bytes of orbit traffic (numpy, cheap to
         read while running) and to the bulk count of bytes sent per NPU (received ones count on arrival:
-        `_mirrored`). A link's busy time adds routes x messages x (bytes / bandwidth), which may differ
-        from adding each message's share in turn by float rounding (relative 1e-15); bytes are exact."""
+        `_mirrored`). Whole bytes only: their sums are exact, so the counters do not depend on when
+        they are read (a live view reads them at moments of wall time)."""
         if self._pending_orbits and self._orbit_link_bytes is None:
             self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
-            self._orbit_link_busy = np.zeros(len(self.link_bytes))
-        for orbit, pending in self._pending_orbits.items():
-            total = sum(nbytes * count for nbytes, count in pending.items())
-            busy = sum(count * (nbytes / orbit.bandwidths) for nbytes, count in pending.items())
-            self._orbit_link_bytes[orbit.link_ids] += orbit.routes * total
-            self._orbit_link_busy[orbit.link_ids] += orbit.routes * busy
-            self.count_orbit_bytes(orbit.senders, (), total)
+        for orbit, nbytes in self._pending_orbits.items():
+            self._orbit_link_bytes[orbit.link_ids] += orbit.routes * nbytes
+            self.count_orbit_bytes(orbit.senders, (), nbytes)
         self._pending_orbits.clear()
+
+    def _flush_npu_bytes(self) -> None:
+        self._accumulate_orbits()  # the bytes the orbits' senders have sent so far, too
+        super()._flush_npu_bytes()
 
     def flush_orbits(self) -> None:
         """Bring `link_bytes`, `link_busy_ns` and the per-NPU counters up to date with the orbits' traffic
         (at the end of a symmetric collective, and before reports)."""
-        self._accumulate_orbits()
         super().flush_orbits()
         if self._orbit_link_bytes is not None:
             link_bytes, busy = self._merged_link_counters()
             self.link_bytes, self.link_busy_ns = link_bytes.tolist(), busy.tolist()
-            self._orbit_link_bytes = self._orbit_link_busy = None
+            self._orbit_link_bytes = None
 
     def _merged_link_counters(self) -> tuple:
         """Fresh copies of the per-link (bytes, busy ns) totals: lists, or numpy arrays while orbit traffic
-        is counted (a sample of thousands of links then never goes through Python lists)."""
+        is counted (a sample of thousands of links then never goes through Python lists). Orbit traffic
+        keeps a link busy for its bytes over the link's bandwidth, which may differ from adding each
+        message's share in turn (as per-message traffic does) by float rounding (relative 1e-15)."""
         if self._orbit_link_bytes is None:
             return list(self.link_bytes), list(self.link_busy_ns)
+        orbit_busy = self._orbit_link_bytes / self._link_bandwidths
         if not any(self.link_bytes):  # no message went per message: orbit traffic only
-            return self._orbit_link_bytes.copy(), self._orbit_link_busy.copy()
+            return self._orbit_link_bytes.copy(), orbit_busy
         return (np.asarray(self.link_bytes, dtype=np.int64) + self._orbit_link_bytes,
-                np.asarray(self.link_busy_ns) + self._orbit_link_busy)
+                np.asarray(self.link_busy_ns) + orbit_busy)
 
     def route_cost(self, src: int, dst: int, ties: int = 0) -> tuple[float, float, tuple[int, ...]]:
         """(fixed latency ns, bottleneck bandwidth GB/s, link ids) of the route src -> dst (`ties`:

@@ -200,17 +200,38 @@ def test_point_to_point_messages_beside_a_symmetric_analytical_collective_keep_t
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("network_name", ["ring-8", "torus-4x4x4", "dgx-8x4"])
+def test_reading_the_counters_midway_does_not_change_the_results(backend, network_name):
+    """The live view reads the link counters at moments of wall time: a run read every 137 ns or
+    every 3333.3 ns ends with the link bytes and busy times of a run never read, bit for bit."""
+    results = []
+    for period in (None, 137.0, 3333.3):
+        network, _systems = all_reducing(backend, network_name, "symmetric")
+        read_at = period
+        while period and network.env.peek() < float("inf"):
+            network.run(until=read_at)
+            network.link_counters()
+            network.bytes_sent
+            read_at += period
+        network.run()
+        network.flush_orbits()
+        results.append((list(network.link_bytes), list(network.link_busy_ns), list(network.bytes_sent)))
+    assert results[1] == results[0] and results[2] == results[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("until", [3000.0, 20000.0, 40000.0])
 def test_a_run_stopped_midway_reports_what_the_reference_reports(backend, until):
     """Every member's record shows the representative's phases as they run, and a mirrored message's
     bytes reach its receivers' counters when it arrives: a partial run's detailed rows and per-NPU
-    bytes are the per-message run's."""
+    bytes (also `bytes_sent` read directly, as progress does) are the per-message run's."""
     results = []
     for mode in MODES:
         network, systems = all_reducing(backend, "ring-8", mode)
         network.run(until=until)
+        sent = list(network.bytes_sent)  # as the progress view reads it mid-run, before any flush
         results.append((collective_phases([system.records[0] for system in systems]), network.npu_stats(),
-                        network.messages_delivered))
-    (phases, npus, delivered), (phases_s, npus_s, delivered_s) = results
-    assert phases.equals(phases_s) and npus.equals(npus_s) and delivered == delivered_s
+                        network.messages_delivered, sent))
+    (phases, npus, delivered, sent), (phases_s, npus_s, delivered_s, sent_s) = results
+    assert phases.equals(phases_s) and npus.equals(npus_s) and delivered == delivered_s and sent == sent_s
     assert phases["finished_at_ns"].isna().any()  # stopped midway
