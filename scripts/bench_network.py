@@ -34,7 +34,6 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
 from __future__ import annotations
 
 import argparse
-import compileall
 import cProfile
 import pstats
 import re
@@ -47,6 +46,7 @@ import time
 from pathlib import Path
 
 from booksim_agreement import BOOKSIM_BASE, BOOKSIM_WARMUP, TOPOLOGIES  # (scripts/, beside this one)
+from byte_compile import byte_compile_project
 from netsim.analytical import AnalyticalNetwork
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
@@ -255,17 +255,6 @@ def timed(command: list[str]) -> tuple[float, str]:
     started = time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True).stdout
     return time.perf_counter() - started, out
-
-
-def byte_compile_project() -> None:
-    """Byte-compile netsim, system and workload where they are imported from, as `pip install .`
-    does: an editable install under PYTHONDONTWRITEBYTECODE (set on some machines) would compile
-    them on every start, ~0.1 s of each whole-process time a user does not pay."""
-    import netsim
-    import system
-    import workload
-    for package in (netsim, system, workload):
-        compileall.compile_dir(Path(package.__file__).parent, quiet=1)
 
 
 def bench_booksim(args) -> None:

@@ -27,6 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from byte_compile import byte_compile_project  # (scripts/, beside this one)
+
 GiB = 1 << 30
 SYSTEM_TEMPLATE = {"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
                    "preferred-dataset-splits": 4, "collective-optimization": "localBWAware", "local-mem-bw": 1600,
@@ -213,6 +215,7 @@ def main() -> None:
         for case in cases:
             print(f"{case.name}\t{case.npus} NPUs")
         return
+    byte_compile_project()
     astra_header = "ASTRA-sim s" if args.astra else "ASTRA-sim s (issue 15)"
     print(f"| case | NPUs | netsim s | netsim RSS MiB | {astra_header} | ASTRA-sim RSS MiB | netsim / ASTRA-sim | "
           f"simulated ns (netsim / ASTRA-sim) | events |")
