@@ -355,7 +355,8 @@ def scenario_synth(args, monitor):
         points.sort(key=lambda p: p["rate"])
         # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
         summary = dict(points[-1]) if points else {}
-        summary.update({"saturation_load": traffic.saturation_load(points), "sweep_points": len(points),
+        summary.update({"saturation_load": traffic.saturation_load(points),
+                        "saturation": traffic.sweep_saturation(points).text(), "sweep_points": len(points),
                         "warnings": [f"at rate {p['rate']:g}: {w}" for p in points for w in p["warnings"]],
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
@@ -401,7 +402,7 @@ def print_synth(console: Console, result) -> None:
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key in ("offered_load", "accepted_load", "avg_packet_latency_cycles", "p99_packet_latency_cycles",
-                "avg_network_latency_cycles", "avg_hops", "saturation_load", "wall_time_s"):
+                "avg_network_latency_cycles", "avg_hops", "saturation_load", "saturation", "wall_time_s"):
         if key in s and s[key] is not None:
             value = s[key]
             table.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))

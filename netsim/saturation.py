@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 LATENCY_FACTOR = 3.0
 MIN_SHORTFALL = 0.05
@@ -49,10 +50,16 @@ class Saturation:
 def saturation(points: list[dict], zero_load_latency: float, load_key: str = "rate") -> Saturation:
     """The bracket of `points` (synth summaries at several loads, `load_key` naming each one's
     load) around the saturation load."""
+    return bracket(points, lambda point: past_saturation(point, zero_load_latency), load_key)
+
+
+def bracket(points: list[dict], is_past: Callable[[dict], bool], load_key: str = "rate") -> Saturation:
+    """The bracket of `points` around the saturation load, `is_past(point)` telling a point past
+    saturation (`netsim synth --sweep` has flagged each already)."""
     ordered = sorted(points, key=lambda point: point[load_key])
     low = None
     for point in ordered:
-        if past_saturation(point, zero_load_latency):
+        if is_past(point):
             return Saturation(low, point[load_key])
         low = point[load_key]
     return Saturation(low, None)

@@ -24,6 +24,7 @@ from netsim.errors import ConfigError
 from netsim.garnet.clock import NEVER
 from netsim.garnet.network import GarnetNetwork
 from netsim.garnet.stats import PacketStats
+from netsim.saturation import Saturation, bracket, past_saturation
 from netsim.topology import Topology
 
 HOTSPOT_FRACTION = 0.25  # share of hotspot traffic that goes to NPU 0
@@ -241,18 +242,12 @@ def run_synth(network_config, pattern: str, rate: float, packet_flits: int, cycl
                     network_options, **conventions).execute()
 
 
-def saturated(result: dict, zero_load_latency: float) -> bool:
-    """Past saturation: accepted falls > 5% short of offered, measured packets did not drain, or
-    latency is unbounded (more than 10x the zero-load latency)."""
-    return (result["accepted_load"] < 0.95 * result["offered_load"] or not result["drained"]
-            or result["avg_packet_latency_cycles"] > 10 * zero_load_latency)
-
-
 def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, seed: int, rates=None,
                  warmup_cycles: int | None = None, watch: Callable[[SynthRun, str], None] | None = None,
                  **conventions):
-    """Walk offered load up to saturation, yielding each load's result (with "saturated") as it is
-    measured; `watch(run, label)` is called before each run starts (progress display, Ctrl-C).
+    """Walk offered load up to saturation, yielding each load's result (with "saturated": past
+    saturation by `netsim.saturation`'s rule, the studies' too) as it is measured; `watch(run,
+    label)` is called before each run starts (progress display, Ctrl-C).
 
     Without `rates`: steps of 0.05 until the first saturated load, then three bisection steps
     between the last good and the first saturated load.
@@ -268,7 +263,7 @@ def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, s
 
     def point(rate: float) -> dict:
         result = measure(rate, f"load {rate:g}")
-        result["saturated"] = saturated(result, zero_load)
+        result["saturated"] = past_saturation(result, zero_load)
         return result
 
     if rates is not None:
@@ -293,9 +288,15 @@ def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, s
             good = mid
 
 
+def sweep_saturation(results: list[dict]) -> Saturation:
+    """A sweep's saturation bracket (loads as offered, `rate`): the last load kept up with below
+    the first one past saturation, and that one (`netsim.saturation`, as the studies have it)."""
+    return bracket(results, lambda result: result["saturated"])
+
+
 def saturation_load(results: list[dict]) -> float:
-    """The highest offered load of a sweep that was not saturated (0 if none)."""
-    return max((r["offered_load"] for r in results if not r["saturated"]), default=0.0)
+    """The low end of a sweep's saturation bracket (0 when even its lowest load was past saturation)."""
+    return sweep_saturation(results).low or 0.0
 
 
 def sweep_synth(network_config, pattern: str, packet_flits: int, cycles: int, seed: int,

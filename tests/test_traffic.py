@@ -6,9 +6,10 @@ import pytest
 
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
+from netsim.saturation import past_saturation, saturation
 from netsim.topology import TOPOLOGY_KINDS
 from netsim.topology.torus import TorusSpec
-from netsim.traffic import PATTERNS, run_synth, saturated, sweep_synth
+from netsim.traffic import PATTERNS, run_synth, sweep_synth
 from tests.helpers import network_config
 
 
@@ -50,8 +51,8 @@ def test_uniform_saturation_on_8x8_torus_is_between_0_2_and_1():
     config = load_network("torus-8x8-noc")
     low = run_synth(config, "uniform", 0.2, 4, 600, seed=1)
     high = run_synth(config, "uniform", 0.9, 4, 600, seed=1)
-    assert not saturated(low, 15)
-    assert saturated(high, 15) and high["accepted_load"] < 0.8
+    assert not past_saturation(low, 15)
+    assert past_saturation(high, 15) and high["accepted_load"] < 0.8
 
 
 def test_tornado_saturates_before_uniform():
@@ -77,6 +78,18 @@ def test_sweep_finds_saturation_without_rates():
     results, load = sweep_synth(noc((4, 4), vcs=2), "uniform", 4, 300, 2)
     assert 0.2 < load < 1.0
     assert any(r["saturated"] for r in results) and [r["rate"] for r in results] == sorted(r["rate"] for r in results)
+
+
+def test_a_sweep_flags_saturation_by_the_studies_rule():
+    """`netsim synth --sweep` and the studies share one rule (netsim.saturation): a sweep's
+    `saturated` flags are `past_saturation` against its zero-load latency (its run at 0.002), and
+    its saturation load is the low end of the studies' bracket."""
+    config = load_network("torus-8x8-noc")
+    results, load = sweep_synth(config, "uniform", 4, 1000, 1, rates=[0.3, 0.35, 0.36, 0.37, 0.38, 0.4])
+    zero = run_synth(config, "uniform", 0.002, 4, 1000, 1)["avg_packet_latency_cycles"]
+    assert [r["saturated"] for r in results] == [past_saturation(r, zero) for r in results]
+    assert load == saturation(results, zero).low
+    assert any(3 * zero < r["avg_packet_latency_cycles"] < 10 * zero for r in results)  # where the rules differed
 
 
 @pytest.mark.parametrize("pattern, dims", [("nonsense", (4, 4)), ("bit-reverse", (3, 3))])
