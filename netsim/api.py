@@ -77,7 +77,7 @@ class Endpoint:
         if nbytes <= 0:
             raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry at least 1 byte")
         if type(nbytes) is not int:  # a float or numpy number: whole bytes only, as every backend counts them
-            if nbytes != int(nbytes):
+            if not float(nbytes).is_integer():  # (nor inf or nan)
                 raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry whole bytes")
             nbytes = int(nbytes)
         return self.network.submit(self.npu, dst, nbytes, tag)

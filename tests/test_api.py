@@ -71,8 +71,9 @@ def test_sizes_are_whole_bytes(backend):
     net.endpoint(0).send(1, np.int64(1000), tag=1)
     net.run()
     assert all(event.processed for event in got) and net.bytes_received[1] == 2000
-    with pytest.raises(ValueError, match=r"send of 1000.5 bytes to NPU 1; messages carry whole bytes"):
-        net.endpoint(0).send(1, 1000.5, tag=2)
+    for size in (1000.5, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=rf"send of {size} bytes to NPU 1; messages carry whole bytes"):
+            net.endpoint(0).send(1, size, tag=2)
 
 
 def test_unmatched_recv_is_reported():
