@@ -25,7 +25,7 @@ WORKLOADS = sorted(p.stem for p in (Path(__file__).parents[1] / "workload" / "da
 MODES = ("per-message", "symmetric")
 # summary entries the two ways differ in (see assert_same_run; the peak utilization is compared below)
 DIFFERENT = {"events", "wall_time_s", "peak_interval_link_utilization", "max_link_utilization",
-           "max_link_utilization_link", "warnings", "simulated_npus"}
+             "max_link_utilization_link", "warnings", "simulated_npus"}
 
 
 def both_ways(network, workload, system="default", passes: int = 2, overrides=(), ties="random"):
@@ -39,9 +39,9 @@ def both_ways(network, workload, system="default", passes: int = 2, overrides=()
 
 
 def assert_same_run(reference, fast):
-    """Equal results; `events` and `simulated_npus` differ (fewer NPUs run), and so do the link samples' moments (the monitor is
-    checked per simulated event), hence the peak interval utilization and the oversubscription warning that
-    reads it; the peak utilization is a busy time, equal up to float rounding."""
+    """Equal results; `events` and `simulated_npus` differ (fewer NPUs run), and so do the link samples'
+    moments (the monitor is checked per simulated event), hence the peak interval utilization and the
+    oversubscription warning that reads it; the peak utilization is a busy time, equal up to float rounding."""
     summary, expected = fast.summary, reference.summary
     assert {k: v for k, v in summary.items() if k not in DIFFERENT | {"system"}} == \
         {k: v for k, v in expected.items() if k not in DIFFERENT | {"system"}}

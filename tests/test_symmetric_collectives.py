@@ -210,8 +210,8 @@ def test_reading_the_counters_midway_does_not_change_the_results(backend, networ
         read_at = period
         while period and network.env.peek() < float("inf"):
             network.run(until=read_at)
-            network.link_counters()
-            network.bytes_sent
+            network.link_counters()  # as the live view reads them
+            network.bytes_sent  # (a read that folds the pending orbits in)
             read_at += period
         network.run()
         network.flush_orbits()

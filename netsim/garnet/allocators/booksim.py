@@ -175,10 +175,10 @@ class BookSimAllocator(SwitchAllocator):
     def _allocate_switch(self, bids, cycle: int) -> int:
         """SA by one iSLIP iteration, and traversal of the winners; returns when to step again."""
         if len(bids) == 1:  # one port bids (a third of the calls at load 0.3): it wins what it bids for
-            for port, by_out in bids.items():
-                if len(by_out) == 1:
-                    for out, vc in by_out.items():
-                        return self._cross(port, out, vc, cycle, 1)
+            ((port, by_out),) = bids.items()
+            if len(by_out) == 1:
+                ((out, vc),) = by_out.items()
+                return self._cross(port, out, vc, cycle, 1)
         ports, outs = len(self.router.inputs), len(self.router.outputs)
         wake_at = NEVER
         askers: dict = {}
