@@ -18,7 +18,8 @@ A study file:
     network = ["torus-4x4", "switch-16"]
 
 A point is exactly the command line it stands for (the CLI's scenario functions run it), so every
-option and every network, system or workload key can be varied. Points run in worker processes
+option and every network, system or workload key can be varied, each once whatever its spelling
+(`setting_name`; a [base] value of a varied setting gives way to the varied one). Points run in worker processes
 (`jobs`), or on a Dask cluster (`scheduler`). Each finished point is appended to the results file
 at once, so a crash or Ctrl-C loses nothing; a rerun skips the points already there (resume), and
 retries failed ones. A failing point is recorded with its one-line error and the sweep goes on.
@@ -86,7 +87,9 @@ class Points(Sequence):
     SeedSequence (the i-th of its spawned children), whatever runs it."""
 
     def __init__(self, base: dict, grid: dict, zipped: dict, seed: int):
-        self.base, self.seed = base, seed
+        varied = {setting_name(key) for key in (*grid, *zipped)}
+        self.base = {key: value for key, value in base.items() if setting_name(key) not in varied}
+        self.seed = seed
         self.grid_keys, self.grid_values = list(grid), list(grid.values())
         self.zipped = [dict(zip(zipped, values)) for values in zip(*zipped.values())] or [{}]
         self.combos = math.prod(len(values) for values in self.grid_values)
@@ -123,12 +126,29 @@ def _lists(table, name: str, source) -> dict:
     return dict(table)
 
 
-def _one_backend(base: dict, grid: dict, zipped: dict, source) -> None:
-    """`backend` (the --backend option) and `network.backend` (a --set) name the same thing: one only."""
-    keys = {key for table in (base, grid, zipped) for key in table}
-    if "backend" in keys and "network.backend" in keys:
-        raise source.error("network.backend", "the study sets the backend twice, as 'backend' and as "
-                                              "'network.backend': keep one")
+def setting_name(key: str) -> str:
+    """The setting a study key stands for, whatever its spelling: without a `network.` or `system.`
+    prefix, and an option's `_` as `-` (`network.topology.bandwidth` is `topology.bandwidth`,
+    `network.backend` is `backend`, `packet_flits` is `packet-flits`)."""
+    for prefix in ("network.", "system."):
+        if key.startswith(prefix) and len(key) > len(prefix):
+            key = key[len(prefix):]
+            break
+    return key if "." in key else key.replace("_", "-")
+
+
+def _each_setting_once(base: dict, grid: dict, zipped: dict, source) -> None:
+    """A setting is given once: a second spelling, or a value varied in both [grid] and [zip], would
+    be silently overridden on the command line while the results still recorded it. (A varied
+    setting may also have a value in [base]: the varied one is used.)"""
+    seen: dict[str, str] = {}
+    for table_name, table in (("base", base), ("grid", grid), ("zip", zipped)):
+        for key in table:
+            name = setting_name(key)
+            earlier = seen.get(name)
+            if earlier is not None and not (earlier.startswith("base.") and table_name != "base"):
+                raise source.error(f"{table_name}.{key}", f"sets '{name}' again (also as '{earlier}'): keep one")
+            seen[name] = f"{table_name}.{key}"
 
 
 def load_study(path: Path) -> Study:
@@ -146,7 +166,7 @@ def load_study(path: Path) -> Study:
     for name, varied in (("grid", grid), ("zip", zipped)):
         if name in table and not varied:
             raise source.error(name, f"[{name}] is empty: list the values to vary in it, or leave it out")
-    _one_backend(base, grid, zipped, source)
+    _each_setting_once(base, grid, zipped, source)
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
         raise source.error("zip", f"lists of different lengths {sorted(lengths)}: zipped lists vary together")

@@ -76,7 +76,7 @@ CASES = {
                                              "--backend analytical and --set backend=garnet disagree"),
     "an empty [grid]": ({"s.toml": STUDY + "[grid]\n"}, ["sweep", "s.toml"], "[grid] is empty"),
     "a study's backend twice": ({"s.toml": STUDY + 'backend = "garnet"\n"network.backend" = "analytical"\n'},
-                                ["sweep", "s.toml"], "sets the backend twice"),
+                                ["sweep", "s.toml"], "sets 'backend' again"),
     "a study's results outside its folder": ({"s.toml": 'results = "../r.jsonl"\n' + STUDY}, ["sweep", "s.toml"],
                                              "expected a file name in the study's folder"),
     "--jobs beyond reason": ({"s.toml": STUDY}, ["sweep", "s.toml", "--jobs", "100000"], "at most"),

@@ -63,6 +63,33 @@ def test_malformed_study_files_give_one_line_errors(tmp_path, text, message):
     assert "\n" not in str(info.value)
 
 
+SETTING_TWICE = '[base]\ncommand = "collective"\nkind = "all-reduce"\nnetwork = "ring-8"\nsize = "1KiB"\n'
+
+
+@pytest.mark.parametrize("tables, message", [
+    ('[grid]\n"topology.bandwidth" = ["10GB/s"]\n"network.topology.bandwidth" = ["40GB/s"]\n',
+     r"key 'grid.network.topology.bandwidth': sets 'topology.bandwidth' again \(also as 'grid.topology.bandwidth'\)"),
+    ('[grid]\n"topology.bandwidth" = ["10GB/s", "20GB/s"]\n[zip]\n"topology.bandwidth" = ["10GB/s", "20GB/s"]\n',
+     r"key 'zip.topology.bandwidth': sets 'topology.bandwidth' again \(also as 'grid.topology.bandwidth'\)"),
+    ('[grid]\n"endpoint-delay" = [1]\n"system.endpoint-delay" = [2]\n', r"sets 'endpoint-delay' again"),
+    ('[grid]\npacket_flits = [1]\n"packet-flits" = [2]\n', r"sets 'packet-flits' again"),
+])
+def test_a_setting_varied_twice_is_a_one_line_error(tmp_path, tables, message):
+    """Two values for one setting would reach the command line as two options, the last winning,
+    while the results recorded both: refused, whatever the spelling."""
+    with pytest.raises(ConfigError, match=message) as info:
+        load_study(write_study(tmp_path, SETTING_TWICE + tables, "twice.toml"))
+    assert "\n" not in str(info.value)
+
+
+def test_a_varied_setting_overrides_its_base_value_under_any_spelling(tmp_path):
+    study = load_study(write_study(tmp_path, SETTING_TWICE + '"network.topology.bandwidth" = "40GB/s"\n'
+                                   '[grid]\n"topology.bandwidth" = ["10GB/s", "20GB/s"]\n'))
+    assert [point_argv(p)[-5:-3] for p in study.points] == [["--set", "topology.bandwidth=10GB/s"],
+                                                          ["--set", "topology.bandwidth=20GB/s"]]
+    assert all("network.topology.bandwidth=40GB/s" not in point_argv(p) for p in study.points)
+
+
 def test_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     path = write_study(tmp_path, STUDY.replace('size = ["2KiB", "16KiB"]', 'size = ["2KiB", "lots"]')
                        .replace('"garnet.buffer_flits" = [2, 4, 8]', '"garnet.buffer_flits" = [4]'))
