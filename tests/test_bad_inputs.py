@@ -91,6 +91,9 @@ CASES = {
     "no command": ({}, [], "the following arguments are required: COMMAND"),
     "--out on report, which writes no folder": ({}, ["report", "r", "--out", "x"], "unrecognized arguments: --out x"),
     "--seed on topo, which draws nothing": ({}, ["topo", "torus-4x4", "--seed", "3"], "unrecognized arguments: --seed"),
+    "a per-dimension override of a dimension the network lacks": (
+        {}, ["collective", "all-reduce", "--size", "4KiB", "--network", "ring-8", "--backend", "garnet",
+             "--set", "garnet.dim.1.vcs=2"], "garnet.dim.1: the network has no dimension 1 (its dimensions: 0;"),
     "--set on sweep (the study sets keys)": ({"s.toml": STUDY}, ["sweep", "s.toml", "--set", "x=1"],
                                              "unrecognized arguments: --set"),
 }

@@ -48,6 +48,7 @@ class Params:
         widest = max((link.bandwidth for link in topology.links), default=config.clock_ghz)
         self.flit_bytes = config.flit_bytes or max(1, math.floor(widest / config.clock_ghz + 1e-9))
         links = topology.links
+        self._check_dims({link.dim for link in links if link.dim >= 0})
         self.link_latency = [self._link_latency(link) for link in links]
         self.link_cpf = [self.cycles_per_flit(link.bandwidth) for link in links]
         self.whole_packets = config.fidelity == "packet"
@@ -58,6 +59,14 @@ class Params:
             round_trips = [self.round_trip_flits(lat, cpf, self.pipeline(link.dst), 1)
                            for link, lat, cpf in zip(links, self.link_latency, self.link_cpf)]
             self.packet_bytes = 2 * max(round_trips, default=1) * self.flit_bytes
+
+    def _check_dims(self, dims: set[int]) -> None:
+        """Per-dimension overrides name dimensions the topology has (a user numbering them from 1
+        would otherwise see the override change nothing)."""
+        for dim, _ in self.config.dim:
+            if dim not in dims:
+                raise ConfigError(f"garnet.dim.{dim}: the network has no dimension {dim} (its dimensions: "
+                                  f"{', '.join(map(str, sorted(dims))) or 'none'}; they count from 0)")
 
     def _link_latency(self, link: Link) -> int:
         raw = self.config.for_dim(link.dim, "link_latency")
