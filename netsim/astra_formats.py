@@ -12,6 +12,7 @@ of them (v1 the highest, 2.x the lowest): the tables say so (`cross_dimension_me
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text
@@ -28,15 +29,28 @@ def _level_kind(value, source: Source, key: str) -> str:
     return kind
 
 
-def _per_dim_list(data: dict, key: str, count: int, source: Source, default=None) -> list:
+# what a per-dimension list may hold: (test, what it expects)
+WHOLE = (lambda x: float(x).is_integer() and x >= 1, "whole numbers of at least 1")
+POSITIVE = (lambda x: x > 0, "positive numbers")
+NON_NEGATIVE = (lambda x: x >= 0, "numbers of at least 0")
+
+
+def _per_dim_list(data: dict, key: str, count: int, source: Source, rule: tuple, default=None) -> list:
+    """`key`'s list of one number per dimension, each passing `rule` (checked here, so an error names
+    the file's own key and value, not what netsim converts them to)."""
     value = data.get(key, default)
     if value is None:
         raise source.error(key, f"missing; expected a list with one value per dimension ({count})")
     if not isinstance(value, list) or len(value) != count:
         raise source.error(key, f"expected a list with one value per dimension ({count}), got {value!r}")
+    test, expected = rule
     for item in value:
         if isinstance(item, bool) or not isinstance(item, (int, float)):
-            raise source.error(key, f"expected numbers, got {item!r}")
+            raise source.error(key, f"expected {expected}, got {item!r}")
+        if not math.isfinite(item):
+            raise source.error(key, f"{item!r} is not a finite number")
+        if not test(item):
+            raise source.error(key, f"expected {expected}, got {item!r}")
     return value
 
 
@@ -61,9 +75,9 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
         if key not in ("topology", "npus_count", "bandwidth", "latency"):
             raise source.error(key, "unknown key (expected topology, npus_count, bandwidth, latency)")
     count = len(kinds)
-    sizes = _per_dim_list(data, "npus_count", count, source)
-    bandwidths = _per_dim_list(data, "bandwidth", count, source)
-    latencies = _per_dim_list(data, "latency", count, source)
+    sizes = _per_dim_list(data, "npus_count", count, source, WHOLE)
+    bandwidths = _per_dim_list(data, "bandwidth", count, source, POSITIVE)
+    latencies = _per_dim_list(data, "latency", count, source, NON_NEGATIVE)
     levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
                "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
     return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML", "cross_dimension_messages": "lowest-dimension",
@@ -96,21 +110,25 @@ def read_astra_json(path: Path) -> tuple[dict, Source]:
     if not isinstance(kinds, list) or not kinds:
         raise source.error("topologies-per-dim", "missing; expected e.g. [\"Ring\", \"Switch\"]")
     count = len(kinds)
-    if data.get("dimensions-count", count) != count:
-        raise source.error("dimensions-count", f"says {data['dimensions-count']} but topologies-per-dim lists {count}")
-    sizes = _per_dim_list(data, "units-count", count, source)
-    bandwidths = _per_dim_list(data, "link-bandwidth", count, source)
-    latencies = _per_dim_list(data, "link-latency", count, source)
-    nics = _per_dim_list(data, "nic-latency", count, source, [0] * count)
-    routers = _per_dim_list(data, "router-latency", count, source, [0] * count)
-    links = _per_dim_list(data, "links-count", count, source, [1] * count)
+    dimensions = data.get("dimensions-count", count)
+    if type(dimensions) is not int:
+        raise source.error("dimensions-count", f"expected a whole number, got {dimensions!r}")
+    if dimensions != count:
+        raise source.error("dimensions-count", f"says {dimensions} but topologies-per-dim lists {count}")
+    sizes = _per_dim_list(data, "units-count", count, source, WHOLE)
+    bandwidths = _per_dim_list(data, "link-bandwidth", count, source, POSITIVE)
+    latencies = _per_dim_list(data, "link-latency", count, source, NON_NEGATIVE)
+    nics = _per_dim_list(data, "nic-latency", count, source, NON_NEGATIVE, [0] * count)
+    routers = _per_dim_list(data, "router-latency", count, source, NON_NEGATIVE, [0] * count)
+    links = _per_dim_list(data, "links-count", count, source, WHOLE, [1] * count)
     levels = []
     for d, (k, n, bw, lat, nic, router, link) in enumerate(zip(kinds, sizes, bandwidths, latencies, nics, routers,
                                                                  links)):
         kind = _level_kind(k, source, "topologies-per-dim")
         scalar = links_scalar(kind, int(link), int(n))
         if scalar <= 0:
-            raise source.error("links-count", f"dimension {d} ({k}, {n} NPUs) has {link} links, which gives it no "
+            given = f"has {link} link{'' if link == 1 else 's'}" if "links-count" in data else "has 1 link (links-count is missing)"
+            raise source.error("links-count", f"dimension {d} ({k}, {n} NPUs) {given}, which gives it no "
                                               f"bandwidth as ASTRA-sim v1 counts them (a ring needs 2 per NPU, a "
                                               f"fully-connected group one per peer)")
         levels.append({"type": kind, "size": int(n), "bandwidth": float(bw) * GIB_PER_GB * scalar,
@@ -132,8 +150,5 @@ def read_network_file(path: Path) -> tuple[dict, Source]:
     if path.suffix == ".txt":
         from netsim.garnet import astra_garnet
 
-        try:
-            return astra_garnet.read_garnet_file(path)
-        except (ValueError, OverflowError) as exc:  # nan or 1e400 where the reader needs a whole number
-            raise ConfigError(f"{path}: expected finite numbers ({exc})") from None
+        return astra_garnet.read_garnet_file(path)
     raise ConfigError(f"{path}: unknown network file type (expected .toml, .json, .yml or .txt)")

@@ -28,7 +28,28 @@ CASES = {
     "1e400 in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="1e400")}, ["run", "--network", "n.json"],
                                 "not a finite number"),
     "NaN count in ASTRA-sim Garnet text": ({"g.txt": "num-npus: nan\nnum-packages: 1\n"}, ["run", "--network", "g.txt"],
-                                           "expected finite numbers"),
+                                           "g.txt:1: key 'num-npus': expected a finite number, got nan"),
+    "a fractional NPU count in ASTRA-sim YAML": ({"n.yml": RING.format(bw=50).replace("[ 8 ]", "[ 8.5 ]")},
+                                                 ["run", "--network", "n.yml"],
+                                                 "n.yml:2: key 'npus_count': expected whole numbers of at least 1, got 8.5"),
+    "a negative bandwidth in ASTRA-sim YAML, named as written": (
+        {"n.yml": RING.format(bw=-5)}, ["run", "--network", "n.yml"],
+        "n.yml:3: key 'bandwidth': expected positive numbers, got -5"),
+    "a fractional links-count in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw=50).replace("[16]", "[2.9]")},
+                                                   ["run", "--network", "n.json"],
+                                                   "key 'links-count': expected whole numbers of at least 1, got 2.9"),
+    "a negative latency in ASTRA-sim JSON, named as written": (
+        {"n.json": LEGACY_JSON.format(bw=50).replace('"link-latency": [500]', '"link-latency": [-1]')},
+        ["run", "--network", "n.json"], "key 'link-latency': expected numbers of at least 0, got -1"),
+    "dimensions-count as a string in ASTRA-sim JSON": (
+        {"n.json": LEGACY_JSON.format(bw=50).replace('{"', '{"dimensions-count": "1", "', 1)},
+        ["run", "--network", "n.json"], "key 'dimensions-count': expected a whole number, got '1'"),
+    "a fractional router latency in ASTRA-sim Garnet text": (
+        {"g.txt": "num-npus: 8\nnum-packages: 1\nflit-width: 2048\nrouter-latency: 1.7\n"}, ["run", "--network", "g.txt"],
+        "g.txt:4: key 'router-latency': expected a whole number of at least 1, got 1.7"),
+    "a flit width of part of a byte in ASTRA-sim Garnet text": (
+        {"g.txt": "num-npus: 8\nnum-packages: 1\nflit-width: 12\n"}, ["run", "--network", "g.txt"],
+        "g.txt:3: key 'flit-width': expected whole bytes, in bits (a multiple of 8), got 12"),
     "a YAML integer key": ({"n.yml": RING.format(bw=50) + "1: 2\n"}, ["run", "--network", "n.yml"],
                            "key '1': unknown key"),
     "deeply nested TOML": ({"n.toml": "a = " + "[" * 3000 + "]" * 3000 + "\n"}, ["run", "--network", "n.toml"],

@@ -13,6 +13,7 @@ Mapping (ASTRA-sim 1.x Garnet, 1 GHz clock, so cycles = ns):
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -23,6 +24,9 @@ NUMBER_KEYS = ("num-npus", "num-packages", "package-rows", "local-rings", "verti
                "links-per-tile", "flit-width", "local-packet-size", "package-packet-size", "tile-link-width",
                "package-link-width", "vcs-per-vnet", "router-latency", "local-link-latency",
                "package-link-latency", "buffers-per-vc", "local-link-efficiency", "package-link-efficiency")
+WHOLE_KEYS = ("num-npus", "num-packages", "package-rows", "local-rings", "vertical-rings", "horizontal-rings",
+              "links-per-tile", "flit-width", "local-packet-size", "package-packet-size", "tile-link-width",
+              "package-link-width", "vcs-per-vnet", "router-latency", "buffers-per-vc")  # counts, bits, bytes, cycles
 TEXT_KEYS = ("topology", "routing-algorithm")
 TOPOLOGIES = ("Torus3D", "NV_Switch")
 
@@ -46,6 +50,12 @@ def _read(path: Path) -> tuple[dict, Source]:
                 values[key] = float(value)
             except ValueError:
                 raise source.error(key, f"expected a number, got {value!r}") from None
+            if not math.isfinite(values[key]):
+                raise source.error(key, f"expected a finite number, got {value}")
+            if key in WHOLE_KEYS:
+                if not values[key].is_integer() or values[key] < 1:
+                    raise source.error(key, f"expected a whole number of at least 1, got {value}")
+                values[key] = int(values[key])
         else:
             raise source.error(key, "unknown key" + did_you_mean(key, NUMBER_KEYS + TEXT_KEYS))
     return values, source
@@ -63,12 +73,14 @@ def read_garnet_file(path: Path) -> tuple[dict, Source]:
     topology = values.get("topology", "Torus3D")
     if topology not in TOPOLOGIES:
         raise source.error("topology", f"expected one of {', '.join(TOPOLOGIES)}, got {topology!r}")
-    npus, packages = int(need("num-npus")), int(need("num-packages"))
-    rows = int(values.get("package-rows", 1))
+    npus, packages = need("num-npus"), need("num-packages")
+    rows = values.get("package-rows", 1)
     if packages < 1 or rows < 1 or npus % packages or packages % rows:
         raise source.error("num-packages", f"num-npus ({npus}) must be a multiple of num-packages ({packages}), "
                                            f"and that of package-rows ({rows})")
-    flit_bytes = max(1, int(need("flit-width")) // 8)
+    if need("flit-width") % 8:
+        raise source.error("flit-width", f"expected whole bytes, in bits (a multiple of 8), got {values['flit-width']}")
+    flit_bytes = values["flit-width"] // 8
     local_bw = values.get("tile-link-width", need("flit-width")) / 8 * values.get("local-link-efficiency", 1.0)
     package_bw = values.get("package-link-width", need("flit-width")) / 8 * values.get("package-link-efficiency", 1.0)
     local_kind, package_kind = ("ring", "ring") if topology == "Torus3D" else ("fully-connected", "switch")
@@ -76,14 +88,14 @@ def read_garnet_file(path: Path) -> tuple[dict, Source]:
              ("horizontal", packages // rows, package_kind, package_bw, values.get("package-link-latency", 1.0),
               "horizontal-rings"),
              ("vertical", rows, package_kind, package_bw, values.get("package-link-latency", 1.0), "vertical-rings")]
-    levels = [{"type": kind, "size": size, "bandwidth": bw, "latency": latency, "links": int(values.get(rings, 1))}
+    levels = [{"type": kind, "size": size, "bandwidth": bw, "latency": latency, "links": values.get(rings, 1)}
               for _name, size, kind, bw, latency, rings in sizes if size > 1]
     if not levels:
         raise source.error("num-npus", f"{npus} NPU(s) in {packages} package(s) make no network")
     garnet = {"clock_ghz": 1.0, "flit_bytes": flit_bytes,
-              "packet_bytes": int(values.get("package-packet-size", values.get("local-packet-size", 4096))),
-              "vcs": int(values.get("vcs-per-vnet", 4)), "router_latency": int(values.get("router-latency", 1))}
+              "packet_bytes": values.get("package-packet-size", values.get("local-packet-size", 4096)),
+              "vcs": values.get("vcs-per-vnet", 4), "router_latency": values.get("router-latency", 1)}
     if "buffers-per-vc" in values:
-        garnet["buffer_flits"] = int(values["buffers-per-vc"])
+        garnet["buffer_flits"] = values["buffers-per-vc"]
     return {"name": Path(path).stem, "description": f"ASTRA-sim Garnet config ({topology})", "backend": "garnet",
             "topology": {"kind": "hierarchical", "dims": levels}, "garnet": garnet}, source
