@@ -309,13 +309,18 @@ def scenario_collective(args, monitor):
         return results[0]
     rows = [{key: result.summary[key] for key in SIZES_COLUMNS} for result in results]
     last = results[-1].summary
+    busiest = max(results, key=lambda r: r.summary["max_link_utilization"])
     name = f"{args.kind}-{sizes[0]}B-{sizes[-1]}B-{network.name}"
     summary = {"name": name, "collective": args.kind, "npus": last["npus"], "sizes": len(results),
                "sizes_planned": len(sizes), **{key: last[key] for key in ("backend", "seed", "network", "system")},
                "partial": bool(last["partial"]), "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
                "events": sum(r.summary["events"] for r in results),
-               "max_link_utilization": max(r.summary["max_link_utilization"] for r in results),
-               "warnings": sorted({w for r in results for w in r.summary["warnings"]})}
+               "simulated_time_ns": sum(r.summary["simulated_time_ns"] for r in results),
+               # the busiest link over the sizes (the first size among equals), and its id
+               **{key: busiest.summary[key] for key in ("max_link_utilization", "max_link_utilization_link")},
+               "peak_interval_link_utilization": max(r.summary["peak_interval_link_utilization"] for r in results),
+               "warnings": [f"at size {format_size(r.summary['size_bytes'])}: {w}" for r in results
+                            for w in r.summary["warnings"]]}
     return RunResult(name, summary, {"sizes": pd.DataFrame(rows, columns=list(SIZES_COLUMNS))})
 
 
@@ -329,7 +334,7 @@ def scenario_synth(args, monitor):
     import pandas as pd
 
     from netsim import traffic
-    from netsim.runner import RunResult
+    from netsim.runner import RunResult, network_summary
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
@@ -346,9 +351,18 @@ def scenario_synth(args, monitor):
     partial = False
     if args.sweep:
         points = []
+        watched: list[traffic.SynthRun] = []  # the run of the load being measured
+        highest = None  # the run of the highest load measured so far (the summary's link figures)
+
+        def watch_sweep(run: traffic.SynthRun, label: str) -> None:
+            watched[:] = [run]
+            watch(run, label)
+
         try:
             for point in traffic.sweep_points(network, args.pattern, args.packet_flits, args.cycles, args.seed,
-                                              warmup_cycles=args.warmup, watch=watch, **conventions):
+                                              warmup_cycles=args.warmup, watch=watch_sweep, **conventions):
+                if not points or point["rate"] > max(p["rate"] for p in points):
+                    highest = watched[0]
                 points.append(point)
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
@@ -361,6 +375,8 @@ def scenario_synth(args, monitor):
                         "wall_time_s": sum(p["wall_time_s"] for p in points),
                         "events": sum(p["events"] for p in points)})
         tables = {"sweep": pd.DataFrame(points).drop(columns="warnings", errors="ignore")}  # in the summary
+        # link figures of the highest load (no time series is kept per load: no peak interval)
+        measured, link_tables = highest, {"links": highest.network.link_stats()} if highest else {}
     else:
         if args.rate is None:
             raise ConfigError("netsim synth: give --rate LOAD (flits/node/cycle) or --sweep")
@@ -376,8 +392,12 @@ def scenario_synth(args, monitor):
         tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame(),
                   "packet_latency": pd.DataFrame(sorted(run.measured_stats.histogram.items()),
                                                  columns=["latency_cycles", "packets"])}
+        measured, link_tables = run, tables
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
-    summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **summary,
+    # what every command's summary has (simulated time, link loading, configs), then synth's own figures
+    common = {} if measured is None else network_summary(measured.network, network, None, 0.0, args.seed, partial,
+                                                         link_tables, monitor.notes)
+    summary = {"name": name, "pattern": args.pattern, "packet_flits": args.packet_flits, **common, **summary,
                "backend": "garnet", "partial": partial, "seed": args.seed, "cycle_ns": 1.0 / network.garnet.clock_ghz,
                "network": {"name": network.name, "path": network.path,
                            "topology": network.build_topology().summary(), "config": network.table}}

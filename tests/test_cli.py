@@ -85,6 +85,40 @@ def test_synth_reports_loads_and_latency(tmp_path):
     assert missing.returncode == 2 and "--rate" in missing.stderr
 
 
+EVERY_SUMMARY = ("name", "backend", "partial", "seed", "wall_time_s", "events", "simulated_time_ns",
+                 "max_link_utilization", "max_link_utilization_link", "peak_interval_link_utilization", "warnings")
+
+
+@pytest.mark.parametrize("kind, argv", [
+    ("synth", ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate", "0.2", "--cycles", "400"]),
+    ("sweep", ["synth", "--network", "torus-8x8-noc", "--set", "topology.dims=[4,4]", "--pattern", "uniform",
+               "--sweep", "--cycles", "300"]),
+    ("collective", ["collective", "all-reduce", "--size", "16KiB", "--network", "ring-8"]),
+    ("sizes", ["collective", "all-reduce", "--size", "16KiB:64KiB", "--network", "ring-8", "--algorithm", "direct"]),
+])
+def test_every_command_summary_has_the_common_keys(tmp_path, kind, argv):
+    """README's output contract: the keys every command's summary.json has (synth and size ranges lacked
+    the time and link ones), with the busiest link the links table's (or the sizes table's)."""
+    result = netsim(*argv, "--quiet", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert [key for key in EVERY_SUMMARY if key not in s] == []
+    assert s["simulated_time_ns"] > 0 and s["max_link_utilization"] > 0
+    if kind in ("synth", "collective"):
+        links = pd.read_csv(tmp_path / "o" / "links.csv")
+        assert s["max_link_utilization"] == links["utilization"].max()
+        assert links.loc[links["utilization"].idxmax(), "link_id"] == s["max_link_utilization_link"]
+        assert s["peak_interval_link_utilization"] >= s["max_link_utilization"]
+    if kind == "synth":
+        assert s["simulated_time_ns"] == s["cycles"] * s["cycle_ns"]
+    if kind == "sizes":  # the busiest link over the sizes, the simulated times summed
+        sizes = pd.read_csv(tmp_path / "o" / "sizes.csv")
+        assert s["max_link_utilization"] == sizes["max_link_utilization"].max()
+        assert s["simulated_time_ns"] >= sizes["collective_time_ns"].sum()
+    if kind == "sweep":  # the highest load's links
+        assert s["max_link_utilization"] <= 1 and s["peak_interval_link_utilization"] == 0.0
+
+
 def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     """`netsim synth ... --json | head -8`: the reader has gone when netsim writes."""
     process = subprocess.Popen([*netsim_command(), "synth", "--network", "torus-8x8-noc", "--pattern", "uniform",
