@@ -35,6 +35,7 @@ TRANSFORMER_OPTIONS = (("--layers", 2, "transformer blocks"), ("--hidden", 1024,
                        ("--sequence", 2048, "sequence length"), ("--micro-batch", 1, "micro-batch size"),
                        ("--tp", 1, "tensor parallel degree"), ("--pp", 1, "pipeline parallel degree"),
                        ("--dp", 1, "data parallel degree"), ("--micro-batches", 1, "micro-batches (pp > 1)"))
+GEMM_MODEL_NPUS = 16  # workload gen --gemm --parallel MODEL: NPUs by default
 
 
 def option(flag: str, parse, value):
@@ -286,10 +287,12 @@ def scenario_collective(args, monitor):
 
     from netsim.runner import RunResult, run_collective
     from system import load_system
+    from system.config import algorithm_list
 
     sizes = collective_sizes(args.kind, args.size)
     network_overrides, system_overrides = split_overrides(args.set)
-    if args.algorithm:
+    if args.algorithm is not None:
+        option("--algorithm", algorithm_list, args.algorithm)
         if args.kind not in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
             raise ConfigError(f"--algorithm: {args.kind} has a fixed algorithm; --algorithm applies to "
                               f"all-reduce, reduce-scatter, all-gather and all-to-all")
@@ -349,6 +352,8 @@ def scenario_synth(args, monitor):
         tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
     partial = False
+    if args.sweep and args.rate is not None:
+        raise ConfigError("--rate: a sweep chooses its loads (from 0.05 up to saturation); give --rate or --sweep")
     if args.sweep:
         points = []
         watched: list[traffic.SynthRun] = []  # the run of the load being measured
@@ -434,13 +439,29 @@ def cmd_workload_gen(args, console: Console) -> None:
     from workload.generator import from_gemm_csv, transformer, write
     from workload.roofline import Roofline
 
-    dests = ("npus", "bytes_per_element", *(flag[2:].replace("-", "_") for flag, _, _ in TRANSFORMER_OPTIONS))
-    counts = {dest: option("--" + dest.replace("_", "-"), positive_int, getattr(args, dest)) for dest in dests}
-    npus, bytes_per_element = counts.pop("npus"), counts.pop("bytes_per_element")
+    # each option applies to one kind of workload (its default is filled in here, so that one given to
+    # the other kind is refused rather than ignored)
+    shape = {flag: getattr(args, flag[2:].replace("-", "_")) for flag, _, _ in TRANSFORMER_OPTIONS}
+    if args.gemm:
+        given = [flag for flag, value in shape.items() if value is not None]
+        if given:
+            raise ConfigError(f"{given[0]}: applies to transformer workloads (without --gemm); --gemm takes "
+                              f"--parallel and --npus")
+        parallel = (args.parallel or "DATA").upper()
+        if args.npus is not None and parallel != "MODEL":
+            raise ConfigError(f"--npus: applies to --gemm with --parallel MODEL (a {parallel} workload runs on "
+                              f"the network's NPUs)")
+    elif args.parallel is not None or args.npus is not None:
+        raise ConfigError(f"{'--parallel' if args.parallel is not None else '--npus'}: applies to --gemm; a "
+                          f"transformer takes --tp, --pp and --dp")
+    counts = {flag[2:].replace("-", "_"): option(flag, positive_int, default if shape[flag] is None else shape[flag])
+              for flag, default, _ in TRANSFORMER_OPTIONS}
+    bytes_per_element = option("--bytes-per-element", positive_int, args.bytes_per_element)
     roofline = Roofline(option("--peak-tflops", positive_float, args.peak_tflops),
                         option("--memory-bandwidth", parse_bandwidth, args.memory_bandwidth), bytes_per_element)
     if args.gemm:
-        workload = from_gemm_csv(Path(args.gemm), args.parallel.upper(), npus, roofline)
+        npus = option("--npus", positive_int, GEMM_MODEL_NPUS if args.npus is None else args.npus)
+        workload = from_gemm_csv(Path(args.gemm), parallel, npus, roofline)
     else:
         workload = transformer(roofline=roofline, **counts)  # the options are named as its parameters
     legacy, toml = write(workload, Path(args.out or "."))
@@ -807,10 +828,11 @@ def build_parser() -> argparse.ArgumentParser:
     work_commands = work.add_subparsers(dest="workload_command", required=True, metavar="TOOL")
     gen = work_commands.add_parser("gen", help="write a workload (legacy txt + TOML) from GEMMs or transformer dims")
     gen.add_argument("--gemm", help="CSV with columns M,N,K[,name]; one linear layer per row")
-    gen.add_argument("--parallel", default="DATA", help="for --gemm: DATA or MODEL (default DATA)")
-    gen.add_argument("--npus", type=int, default=16, help="for --gemm MODEL: NPUs the N dimension is split over")
-    for flag, default, text in TRANSFORMER_OPTIONS:
-        gen.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
+    gen.add_argument("--parallel", help="for --gemm: DATA or MODEL (default DATA)")
+    gen.add_argument("--npus", type=int, help=f"for --gemm MODEL: NPUs the N dimension is split over "
+                                              f"(default {GEMM_MODEL_NPUS})")
+    for flag, default, text in TRANSFORMER_OPTIONS:  # (defaults filled in by cmd_workload_gen)
+        gen.add_argument(flag, type=int, help=f"{text} (default {default})")
     gen.add_argument("--peak-tflops", type=float, default=312.0, help="roofline peak (default 312)")
     gen.add_argument("--memory-bandwidth", default="2039GB/s", help="roofline memory bandwidth (default 2039GB/s)")
     gen.add_argument("--bytes-per-element", type=int, default=2, help="default 2")

@@ -44,13 +44,13 @@ def canonical_algorithm(name: str) -> str:
 def algorithm_list(value: Any) -> tuple[str, ...]:
     """'ring_direct' or ['ring', 'direct'] -> ('ring', 'direct'); 'ring' -> ('ring',) for every dimension."""
     if isinstance(value, str):
-        parts = [p for p in value.split("_") if p]
+        parts = value.split("_")
     elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         parts = list(value)
     else:
         raise UnitError(f"expected an algorithm name, a list of names or 'ring_direct', got {value!r}")
-    if not parts:
-        raise UnitError(f"expected at least one algorithm, got {value!r}")
+    if not parts or not all(part.strip() for part in parts):  # ('ring_' or '' is a name left out, not a default)
+        raise UnitError(f"expected algorithm names, one per dimension joined by '_' (e.g. 'ring_direct'), got {value!r}")
     return tuple(canonical_algorithm(p) for p in parts)
 
 

@@ -115,6 +115,12 @@ CASES = {
     "a per-dimension override of a dimension the network lacks": (
         {}, ["collective", "all-reduce", "--size", "4KiB", "--network", "ring-8", "--backend", "garnet",
              "--set", "garnet.dim.1.vcs=2"], "garnet.dim.1: the network has no dimension 1 (its dimensions: 0;"),
+    "--rate with --sweep, which chooses its loads": ({}, ["synth", "--pattern", "uniform", "--rate", "0.1", "--sweep"],
+                                                     "--rate: a sweep chooses its loads"),
+    "an empty --algorithm": ({}, ["collective", "all-reduce", "--size", "1KiB", "--algorithm", ""],
+                             "--algorithm: expected algorithm names, one per dimension joined by '_'"),
+    "an --algorithm with a name left out": ({}, ["collective", "all-reduce", "--size", "1KiB", "--algorithm", "ring_"],
+                                            "got 'ring_'"),
     "--set on sweep (the study sets keys)": ({"s.toml": STUDY}, ["sweep", "s.toml", "--set", "x=1"],
                                              "unrecognized arguments: --set"),
 }

@@ -134,7 +134,13 @@ def test_workload_gen_cli_from_gemm_csv_writes_both_forms_that_run(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--gemm", "GOOD", "--parallel", "MODEL", "--npus", "0"], "--npus: expected a whole number >= 1, got 0"),
-    (["--gemm", "GOOD", "--npus", "-4"], "--npus: expected a whole number >= 1, got -4"),
+    (["--gemm", "GOOD", "--parallel", "MODEL", "--npus", "-4"], "--npus: expected a whole number >= 1, got -4"),
+    # an option of the other kind of workload is refused, not ignored
+    (["--gemm", "GOOD", "--npus", "4"], "--npus: applies to --gemm with --parallel MODEL (a DATA workload runs on "
+                                        "the network's NPUs)"),
+    (["--gemm", "GOOD", "--tp", "2"], "--tp: applies to transformer workloads (without --gemm); --gemm takes "
+                                      "--parallel and --npus"),
+    (["--layers", "4", "--parallel", "MODEL"], "--parallel: applies to --gemm; a transformer takes --tp, --pp and --dp"),
     (["--gemm", "GOOD", "--peak-tflops", "0"], "--peak-tflops: expected a positive number, got 0.0"),
     (["--gemm", "GOOD", "--peak-tflops", "nan"], "--peak-tflops: expected a positive number, got nan"),
     (["--gemm", "GOOD", "--bytes-per-element", "0"], "--bytes-per-element: expected a whole number >= 1, got 0"),
