@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from netsim.errors import ConfigError
+from netsim.garnet.fastforward import MAX_BACKOFF
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
 from netsim.traffic import SynthRun, run_synth
@@ -205,6 +206,21 @@ def test_fast_forward_never_changes_results(fidelity, vc_release):
                           for ff in (True, False))
     assert skipping.fast_forward.skipped_cycles > 0
     assert everything(skipping) == everything(stepping)
+
+
+def test_fast_forward_backs_off_where_traffic_changes_before_a_second_signature():
+    """A full signature costs a walk over every VC; where traffic changes before a second one can be
+    compared with it (large networks whose state never repeats), the steps between them double, up
+    to MAX_BACKOFF times one per VC; traffic changing with no lone signature taken changes nothing."""
+    net = garnet(torus((4, 4), "packet", packet_flits=8, buffer_flits=8))
+    fast_forward = net.fast_forward
+    assert fast_forward.snapshot_every == fast_forward.vcs > 0
+    for lone in range(1, 12):
+        fast_forward.seen[("a full signature", lone)] = (0, [], 0)
+        fast_forward.reset()  # traffic changed
+        assert fast_forward.snapshot_every == min(2 ** lone, MAX_BACKOFF) * fast_forward.vcs
+    fast_forward.reset()
+    assert fast_forward.snapshot_every == MAX_BACKOFF * fast_forward.vcs
 
 
 @pytest.mark.parametrize("network", ["torus-4x4", "ring-8"])
