@@ -70,7 +70,8 @@ def in_checkout(checkout: Path, name: str) -> tuple[float, str]:
     done = subprocess.run([sys.executable, __file__, "--child", name], cwd=checkout, env=env,
                           capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"{checkout}: scenario {name} failed: {done.stderr.strip().splitlines()[-1]}")
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SystemExit(f"{checkout}: scenario {name} failed: {last}")
     seconds, result = done.stdout.split("\t")
     return float(seconds), result.strip()
 
@@ -88,6 +89,10 @@ def main() -> None:
         return
     if args.other is None:
         parser.error("give the checkout to compare with")
+    if not (args.other / "netsim").is_dir():
+        parser.error(f"{args.other}: not a checkout of netsim (no netsim/ folder there)")
+    if args.repeats < 1:
+        parser.error(f"--repeats {args.repeats}: expected 1 or more")
     here = Path(__file__).resolve().parents[1]
     names = args.scenarios.split(",")
     unknown = [name for name in names if name not in SCENARIOS]

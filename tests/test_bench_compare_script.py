@@ -1,5 +1,5 @@
 """scripts/bench_compare.py: a checkout compared with itself runs each side in its own process and
-reports the same result (so a change that kept results would say so), and refuses what it does not know."""
+reports the same result (so a change that kept results would say so); bad options are one line."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ def test_a_checkout_compared_with_itself_has_the_same_result():
     assert line.startswith("ring-4x4") and line.endswith("same result"), done.stdout
 
 
-def test_an_unknown_scenario_is_a_one_line_error():
-    done = compare("--scenarios", "ring-4x5")
-    assert done.returncode == 2 and "unknown scenario 'ring-4x5'" in done.stderr
+def test_bad_options_are_one_line_errors(tmp_path):
+    for options, message in ((("--scenarios", "ring-4x5"), "unknown scenario 'ring-4x5'"),
+                             (("--repeats", "0"), "--repeats 0: expected 1 or more")):
+        done = compare(*options)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "not a checkout of netsim" in done.stderr
