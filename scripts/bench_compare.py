@@ -42,11 +42,11 @@ def run_scenario(name: str) -> tuple[float, object]:
     if name in SYNTH_CYCLES:
         from netsim.traffic import run_synth
 
-        packet = name.startswith("packet")
-        config = noc(load_network, "packet" if packet else "flit", 16 if packet else 4)
-        rate = float(name.split("-")[1])
+        fidelity, rate = name.split("-")
+        flits = 16 if fidelity == "packet" else 4
+        config = noc(load_network, fidelity, flits)
         started = time.process_time()
-        result = run_synth(config, "uniform", rate, 16 if packet else 4, SYNTH_CYCLES[name], 1)
+        result = run_synth(config, "uniform", float(rate), flits, SYNTH_CYCLES[name], 1)
         return time.process_time() - started, result["avg_packet_latency_cycles"]
     from netsim.garnet.network import GarnetNetwork
     from system import build_systems, load_system

@@ -152,9 +152,8 @@ class FastForward:
         net.skip_deadlock_scans(cycle + span)
         self.skipped_cycles += span
         self.skips += 1
-        self.seen.clear()
-        self.snapshot_every = self.vcs
         self.reset()
+        self.snapshot_every = self.vcs  # a repeat was found: full signatures at their first pace again
 
 
 class Snapshot:
