@@ -746,10 +746,20 @@ class OneLineParser(argparse.ArgumentParser):
         raise ConfigError(f"{message} (see '{self.prog} --help')")
 
 
+class VersionAction(argparse.Action):
+    """--version: netsim's version and which packet core runs (compiled, or the pure-Python source)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from netsim.garnet import core
+
+        print(f"netsim {netsim.__version__} (packet core: {core.describe()})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `netsim` command line (its errors are one line: OneLineParser)."""
     parser = OneLineParser(prog="netsim", description="Packet-level network simulation for distributed training.")
-    parser.add_argument("--version", action="version", version=f"netsim {netsim.__version__}")
+    parser.add_argument("--version", action=VersionAction, nargs=0, help="show netsim's version and which packet core runs")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="simulate training iterations of a workload")

@@ -21,7 +21,7 @@ import time
 from typing import Callable
 
 from netsim.errors import ConfigError
-from netsim.garnet.clock import NEVER
+from netsim.garnet.clock import Component
 from netsim.garnet.network import GarnetNetwork
 from netsim.garnet.stats import PacketStats
 from netsim.saturation import Saturation, bracket, past_saturation
@@ -101,12 +101,13 @@ PATTERNS: dict[str, Callable[[Topology, int, random.Random, bool], int]] = {
 RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
 
 
-class TrafficSource:
+class TrafficSource(Component):
     """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
 
-    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "others", "log_q", "next_wake")
+    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "others", "log_q")
 
     def __init__(self, run: "SynthRun", npu: int, seed: int):
+        super().__init__()
         self.run = run
         self.clock = run.network.clock
         self.log_q = run.log_q  # for geometric gaps (None: a packet every cycle)
@@ -115,7 +116,6 @@ class TrafficSource:
         self.pattern = PATTERNS[run.pattern]
         self.others = not run.include_source
         self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
-        self.next_wake = NEVER
 
     def gap(self) -> int:
         """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""

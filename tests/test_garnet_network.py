@@ -221,6 +221,7 @@ def test_receiver_steps_for_a_tail_announced_while_it_was_due():
 
     from netsim.garnet.clock import CycleClock
     from netsim.garnet.nic import Receiver
+    from netsim.garnet.packet import Message, Packet
 
     class Recorder:
         def __init__(self):
@@ -228,16 +229,16 @@ def test_receiver_steps_for_a_tail_announced_while_it_was_due():
             self.arrived = []
 
         def packet_arrived(self, packet, cycle):
-            self.arrived.append((packet.name, cycle))
+            self.arrived.append((packet.msg.tag, cycle))
 
-    class Tail:
-        def __init__(self, name):
-            self.name, self.nflits = name, 1
+    def tail(tag: str) -> Packet:
+        """A one-flit packet whose message is tagged `tag`."""
+        return Packet(Message(0, 1, (), tag, 16, 16, 0, 0, None, None), 1, 16, {}, True)
 
     network = Recorder()
     receiver = Receiver(network)
-    receiver.arrive(Tail("a"), 5)
-    receiver.arrive(Tail("b"), 9)
+    receiver.arrive(tail("a"), 5)
+    receiver.arrive(tail("b"), 9)
     network.clock.env.run()
     assert network.arrived == [("a", 5), ("b", 9)]
 

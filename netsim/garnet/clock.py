@@ -31,6 +31,26 @@ NEVER: Final = (1 << 62) - 1
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 
 
+def shifted(cycles, delay: int):
+    """`cycles` (a range or a list: the departures of a run of flits) each `delay` later."""
+    if type(cycles) is range:
+        return range(cycles.start + delay, cycles.stop + delay, cycles.step)
+    return [c + delay for c in cycles]
+
+
+class Component:
+    """What the clock steps (routers, NIC injection and ejection ports): `next_wake`, the earliest
+    cycle it is due to step (NEVER: none), and `step(cycle)`, which it subclasses define."""
+
+    __slots__ = ("next_wake",)
+
+    def __init__(self):
+        self.next_wake = NEVER
+
+    def step(self, cycle: int) -> None:
+        raise NotImplementedError
+
+
 class CycleClock:
     """Buckets of components to step, run in cycle order; see the module docstring."""
 
@@ -59,7 +79,7 @@ class CycleClock:
         """Nanoseconds of a cycle, computed from the integer (never accumulated)."""
         return cycle / self.clock_ghz
 
-    def wake(self, component, cycle: int) -> None:
+    def wake(self, component: Component, cycle: int) -> None:
         """Step `component` at `cycle` unless it is already due to step earlier or then."""
         if cycle < component.next_wake:
             component.next_wake = cycle

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from netsim.garnet.output_unit import shifted
+from netsim.garnet.clock import shifted
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
@@ -46,7 +46,10 @@ class Slots:
         run, taken = self.run, self.taken
         if self.width == 1:
             return cycle not in run and cycle not in taken
-        return not any(cycle + d in run or cycle + d in taken for d in range(1 - self.width, self.width))
+        for d in range(1 - self.width, self.width):
+            if cycle + d in run or cycle + d in taken:
+                return False
+        return True
 
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` a flit may start."""

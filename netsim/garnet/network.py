@@ -44,7 +44,7 @@ import simpy
 
 from netsim.api import Network
 from netsim.errors import ConfigError
-from netsim.garnet import deadlock
+from netsim.garnet import core, deadlock
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.config import GarnetConfig
@@ -85,6 +85,7 @@ class GarnetNetwork(Network):
         same statistics).
         """
         super().__init__(topology, env)
+        core.notice_once()
         cfg = getattr(config, "garnet", config) or GarnetConfig()
         self.config = cfg
         self.params = params = Params(cfg, topology)

@@ -15,19 +15,20 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from netsim.garnet.clock import NEVER
+from netsim.garnet.clock import NEVER, Component
 from netsim.garnet.crossbar import departures
 from netsim.garnet.packet import Message, Packet
 
 
-class Injector:
+class Injector(Component):
     """One injection port: a FIFO of messages, cut into packets as they go, injected flit by flit
     (a packet whose credits are all there leaves in one step: the same timing)."""
 
-    __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out", "next_wake",
+    __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out",
                  "whole_packets", "batch", "tail_at")
 
     def __init__(self, network, batch: bool = True):
+        super().__init__()
         self.network = network
         self.clock = network.clock
         self.queue: deque[Message] = deque()
@@ -36,7 +37,6 @@ class Injector:
         self.tail_at = -1  # cycle the tail of a packet sent whole leaves
         self.out_vc = -1  # injection-port VC taken by the current packet
         self.out: Any = None  # OutputUnit into the router's injection input port
-        self.next_wake = NEVER
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
 
@@ -142,17 +142,17 @@ class Injector:
         self.out.shift(span)
 
 
-class Receiver:
+class Receiver(Component):
     """One ejection port: tail flits arrive in cycle order (the port carries one flit at a time);
     each completes a packet."""
 
-    __slots__ = ("network", "clock", "arrivals", "next_wake")
+    __slots__ = ("network", "clock", "arrivals")
 
     def __init__(self, network: Any) -> None:
+        super().__init__()
         self.network = network
         self.clock = network.clock
         self.arrivals: deque = deque()  # (cycle, packet) of tails still on the ejection link
-        self.next_wake = NEVER
 
     def arrive(self, packet: Packet, cycle: int) -> None:
         self.arrivals.append((cycle, packet))

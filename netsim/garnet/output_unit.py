@@ -18,19 +18,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
-from netsim.garnet.clock import NEVER
+from netsim.garnet.clock import NEVER, shifted
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.clock import CycleClock
     from netsim.garnet.input_unit import InputUnit, VirtualChannel
     from netsim.garnet.router import Router
-
-
-def shifted(cycles, delay: int):
-    """`cycles` (a range or a list) each `delay` later."""
-    if type(cycles) is range:
-        return range(cycles.start + delay, cycles.stop + delay, cycles.step)
-    return [c + delay for c in cycles]
 
 
 class OutputUnit:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from netsim.garnet.clock import NEVER
+from netsim.garnet.clock import NEVER, Component
 
 if TYPE_CHECKING:  # (types only: the units are built by the network)
     from netsim.garnet.clock import CycleClock
@@ -25,13 +25,14 @@ if TYPE_CHECKING:  # (types only: the units are built by the network)
     from netsim.garnet.output_unit import OutputUnit
 
 
-class Router:
+class Router(Component):
     """An NPU's own router, or a switch."""
 
-    __slots__ = ("clock", "node", "pipeline", "inputs", "outputs", "occupied", "allocator", "next_wake",
+    __slots__ = ("clock", "node", "pipeline", "inputs", "outputs", "occupied", "allocator",
                  "last_move")
 
     def __init__(self, clock: CycleClock, node: int, pipeline: int):
+        super().__init__()
         self.clock = clock
         self.node = node
         self.pipeline = pipeline  # router_latency (+ a switch's own latency), cycles
@@ -39,7 +40,6 @@ class Router:
         self.outputs: list[OutputUnit] = []
         self.occupied: dict[VirtualChannel, None] = {}  # VCs holding a packet, in the order they became occupied
         self.allocator: Any = None  # the switch allocator of the router model (set by the network)
-        self.next_wake = NEVER
         self.last_move = 0  # last cycle a flit left this router (deadlock detection)
 
     def add_input(self, port: InputUnit) -> None:

@@ -65,6 +65,11 @@ class SwitchAllocator:
         """Why this model cannot run with `router_latency` ('' if it can)."""
         return ""
 
+    def allocate(self, cycle: int) -> int:
+        """One cycle of the model's allocation and switch traversal; returns when to step again
+        (NEVER: only when woken). Each model defines it."""
+        raise NotImplementedError
+
     def route(self, vc: VirtualChannel) -> OutputUnit:
         """Route computation for `vc`'s front packet; returns its output unit."""
         out, lo, hi = self.routing.output(self.router, vc.packets[0])
@@ -76,7 +81,10 @@ class SwitchAllocator:
         if vc.out is out:
             return True
         router, output = self.router, self.routing.output
-        return any(output(router, packet)[0] is out for packet in vc.packets)
+        for packet in vc.packets:
+            if output(router, packet)[0] is out:
+                return True
+        return False
 
     def earliest_bid(self, vc: VirtualChannel, cycle: int) -> int:
         """A lower bound on the cycle `vc` (holding packets) may next win the switch: its front

@@ -1,0 +1,30 @@
+# Types of base.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.router cimport Router
+from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
+from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.packet cimport Packet
+
+cdef long long NEVER
+cdef long long BATCH_MAX_OCCUPIED
+
+
+cdef class SwitchAllocator:
+    cdef public Router router
+    cdef public long long node
+    cdef public object routing
+    cdef public bint whole_packets, batch
+    cdef public long long horizon
+
+    cpdef long long allocate(self, long long cycle)
+    @cython.locals(out=OutputUnit)
+    cpdef OutputUnit route(self, VirtualChannel vc)
+    cpdef bint wants(self, VirtualChannel vc, OutputUnit out)
+    @cython.locals(port=InputUnit, at="long long", lo="long long", hi="long long", unknown="long long",
+                   room="long long")
+    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)
+    @cython.locals(packet=Packet, remaining="long long", cpf="long long", port=InputUnit, limit="long long",
+                   other=VirtualChannel, at="long long", count="long long", out_vc="long long", held="long long",
+                   pending=list, k="long long")
+    cpdef object leaving(self, VirtualChannel vc, OutputUnit out, long long first, long long now, long long share=*)

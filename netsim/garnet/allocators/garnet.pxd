@@ -1,0 +1,24 @@
+# Types of garnet.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.allocators.base cimport SwitchAllocator
+from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
+from netsim.garnet.output_unit cimport OutputUnit
+
+cdef long long NEVER
+
+
+cdef class GarnetAllocator(SwitchAllocator):
+    cdef public list next_vc, next_port
+    cdef public long long ports
+
+    @cython.locals(occupied=dict, wake_at="long long", picked=dict, contenders=dict, next_vc=list, whole=bint,
+                   vc=VirtualChannel, port=InputUnit, at="long long", distance="long long", out=OutputUnit,
+                   out_vc="long long", room="long long", bids=dict, next_port=list, ports="long long",
+                   at_port="long long", count="long long", bidders="long long")
+    cpdef long long allocate(self, long long cycle)
+    @cython.locals(port=InputUnit, out=OutputUnit, at="long long", out_vc="long long", room="long long")
+    cpdef long long _lone(self, VirtualChannel vc, long long cycle)
+    @cython.locals(port=InputUnit)
+    cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,
+                           long long at_port, long long at_output)

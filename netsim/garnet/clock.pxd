@@ -1,0 +1,35 @@
+# Types of clock.py for the compiled core (Cython reads this beside the .py; see setup.py). NEVER stays
+# a Python name here, which the other modules import (each declares its own C copy).
+
+cimport cython
+
+cdef long long INLINE_CYCLES
+
+cpdef object shifted(object cycles, long long delay)
+
+
+cdef class Component:
+    cdef public long long next_wake
+
+    cpdef void step(self, long long cycle)
+
+
+cdef class CycleClock:
+    cdef public object env
+    cdef public double clock_ghz
+    cdef public dict buckets
+    cdef public list due
+    cdef public long long armed
+    cdef public double limit
+    cdef public long long cycle, steps
+    cdef public object after_cycle
+    cdef public long long hook_at
+
+    cpdef long long now_cycle(self)
+    cpdef double ns(self, long long cycle)
+    @cython.locals(bucket=list)
+    cpdef void wake(self, Component component, long long cycle)
+    cpdef void _arm(self, long long cycle)
+    @cython.locals(due=list, buckets=dict, bucket=list, component=Component, cycle="long long", budget="long long",
+                   clock_ghz=double, at=double, limit=double)
+    cpdef void _fire(self, object event)

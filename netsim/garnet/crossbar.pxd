@@ -1,0 +1,32 @@
+# Types of crossbar.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.router cimport Router
+from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
+from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.packet cimport Packet
+
+cdef long long PRUNE_AT
+
+
+cdef class Slots:
+    cdef public object run
+    cdef public set taken
+    cdef public long long width, clear_from
+
+    @cython.locals(taken=set, d="long long")
+    cpdef bint free(self, long long cycle)
+    cpdef long long next_free(self, long long cycle)
+    @cython.locals(taken=set, end="long long")
+    cpdef void take(self, object cycles, long long now)
+
+
+@cython.locals(link=Slots, crossbar=Slots, step="long long", held="long long", pending=list, cycles=list,
+               at="long long", k="long long")
+cpdef object shared_departures(object ready, long long first, long long count, OutputUnit out, long long out_vc,
+                               InputUnit port, long long share)
+@cython.locals(spacing="long long", last="long long", held="long long", pending=list, cycles=list,
+               depart="long long", at="long long", k="long long")
+cpdef object departures(object ready, long long first, long long count, OutputUnit out, long long out_vc)
+@cython.locals(packet=Packet, head=bint, tail=bint)
+cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, object leaving)

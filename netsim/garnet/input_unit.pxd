@@ -1,0 +1,38 @@
+# Types of input_unit.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.router cimport Router
+from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.crossbar cimport Slots
+from netsim.garnet.packet cimport Packet
+
+cdef long long NEVER
+
+
+cdef class VirtualChannel:
+    cdef public InputUnit port
+    cdef public long long index, rank
+    cdef public object ready, packets
+    cdef public long long sent
+    cdef public OutputUnit out
+    cdef public long long lo, hi, out_vc, head_from, tail_left, peak, residency
+
+    cpdef void route_to(self, OutputUnit out, long long lo, long long hi)
+    cpdef void grant(self, long long out_vc)
+    cpdef void gate(self, long long cycle)
+
+
+cdef class InputUnit:
+    cdef public Router router
+    cdef public object name
+    cdef public list vcs
+    cdef public long long depth
+    cdef public OutputUnit upstream
+    cdef public long long credit_delay, busy_until, link_id, index, occupied, head_delay, body_delay, stage
+    cdef public Slots slots
+
+    @cython.locals(at="long long")
+    cpdef long long next_free(self, long long cycle)
+    cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, object readies)
+    @cython.locals(count="long long", last="long long", waited="long long", sent="long long", packet=Packet)
+    cpdef bint send_flits(self, VirtualChannel vc, object departures)

@@ -1,0 +1,37 @@
+# Types of nic.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.clock cimport Component, CycleClock
+from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.packet cimport Message, Packet
+
+cdef long long NEVER
+
+
+cdef class Injector(Component):
+    cdef public object network
+    cdef public CycleClock clock
+    cdef public object queue
+    cdef public Packet packet
+    cdef public long long flit, out_vc
+    cdef public OutputUnit out
+    cdef public bint whole_packets, batch
+    cdef public long long tail_at
+
+    cpdef void submit(self, Message message)
+    @cython.locals(packet=Packet, out=OutputUnit, message=Message, start="long long", nflits="long long",
+                   out_vc="long long", whole=bint, nvcs="long long", room="long long", tail=bint)
+    cpdef void step(self, long long cycle)
+    @cython.locals(message=Message)
+    cpdef void _finish(self, Packet packet, long long cycle)
+    cpdef void _wake(self, long long cycle)
+
+
+cdef class Receiver(Component):
+    cdef public object network
+    cdef public CycleClock clock
+    cdef public object arrivals
+
+    cpdef void arrive(self, Packet packet, long long cycle)
+    @cython.locals(packet=Packet)
+    cpdef void step(self, long long cycle)

@@ -1,0 +1,20 @@
+# Types of router.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+from netsim.garnet.clock cimport Component, CycleClock
+from netsim.garnet.input_unit cimport VirtualChannel
+
+cdef long long NEVER
+
+
+cdef class Router(Component):
+    cdef public CycleClock clock
+    cdef public long long node, pipeline
+    cdef public list inputs, outputs
+    cdef public dict occupied
+    cdef public object allocator  # (its type would make the modules' imports circular)
+    cdef public long long last_move
+
+    cpdef void occupy(self, VirtualChannel vc)
+    cpdef void vacate(self, VirtualChannel vc)
+    cpdef void moved(self, long long cycle)
+    cpdef void step(self, long long cycle)
