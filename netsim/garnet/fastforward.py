@@ -62,12 +62,19 @@ class FastForward:
         self.snapshot_every = self.vcs
         self.snapshot_at = -self.snapshot_every  # clock steps at the last full signature
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
-        self.reset()
+        self._forget()
 
     def reset(self) -> None:
-        """Traffic changed (or a skip was taken): forget every probe."""
+        """Traffic changed (or a skip was taken): forget every probe (nothing to do if none was
+        taken since the last reset: several per message, the common case on short messages)."""
+        if self.pilot is None and not self.probes and not self.arrivals and not self.seen:
+            return
         if len(self.seen) == 1:  # a full signature never compared: back off
             self.snapshot_every = min(2 * self.snapshot_every, MAX_BACKOFF * self.vcs)
+        self._forget()
+
+    def _forget(self) -> None:
+        """The state of no probe taken."""
         self.sketches: set[tuple] = set()
         self.reference = None  # the first sketch seen twice: full signatures are taken only there
         self.seen = {}
