@@ -4,6 +4,7 @@ marked, and every column of end_to_end.csv and detailed.csv keeps its documented
 import json
 import signal
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -170,15 +171,17 @@ def test_a_full_disk_leaves_no_table_cut_mid_row_beside_a_summary(tmp_path, monk
     result = run_collective(load_network("ring-8"), load_system("default"), "all-reduce", 4096)
     out = tmp_path / "o"
     outputs.write_outputs(dict(result.summary), result.tables, out)  # an earlier, whole run in the folder
-    real_atomic = outputs._atomic
+    real_open = open
 
-    def full_disk(path, text):
-        if path.name == "links.csv":
-            real_atomic(path.with_name("scratch"), text[: len(text) // 2])  # the disk took half
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        real_atomic(path, text)
+    def full_disk(file, mode="r", *args, **kwargs):
+        stream = real_open(file, mode, *args, **kwargs)
+        if "w" in mode and Path(file).name.startswith(".links.csv"):
+            stream.write("link_id,src")  # the disk took part of it
+            stream.close()
+            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+        return stream
 
-    monkeypatch.setattr(outputs, "_atomic", full_disk)
+    monkeypatch.setattr("builtins.open", full_disk)
     with pytest.raises(ConfigError, match=r"links.csv: cannot write the output folder .* \(No space left on device\)"):
         outputs.write_outputs(dict(result.summary), result.tables, out)
     assert not (out / "summary.json").exists() and not list(out.glob(".*.tmp"))

@@ -1,0 +1,207 @@
+"""Outputs under faults: a report reads only its own folder, a full disk leaves every file whole or
+absent (one line, exit 2, no temporary file), Chakra ranks are unique, YAML aliases are refused,
+signals do not lose a finished result, the packet backend's set-up has a budget, and a run folder
+can be shared without its absolute paths (issue "Outputs confined to their folder and never torn")."""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from netsim.cli import main
+
+
+def netsim(capsys, *argv) -> tuple[int, str]:
+    """Run the `netsim` command in this process: (exit status, stderr)."""
+    status = main([str(arg) for arg in argv])
+    return status, capsys.readouterr().err
+
+
+class FullDisk:
+    """Files opened for writing share `free` bytes, as on a disk about to fill (optionally only the
+    files `applies(path)` picks): a write past them stores what fits, then fails with ENOSPC."""
+
+    def __init__(self, monkeypatch, free: int, applies=lambda path: True):
+        self.free = free
+        self.applies = applies
+        real_open = builtins.open
+
+        def limited_open(file, mode="r", *args, **kwargs):
+            stream = real_open(file, mode, *args, **kwargs)
+            if any(flag in mode for flag in "wax+") and isinstance(file, (str, Path)) and applies(Path(file)):
+                return LimitedStream(stream, self)
+            return stream
+
+        monkeypatch.setattr(builtins, "open", limited_open)
+        monkeypatch.setattr(io, "open", limited_open)
+
+
+class LimitedStream:
+    """A file opened for writing on a FullDisk."""
+
+    def __init__(self, stream, disk: FullDisk):
+        self.stream = stream
+        self.disk = disk
+
+    def write(self, data):
+        if len(data) <= self.disk.free:
+            self.disk.free -= len(data)
+            return self.stream.write(data)
+        self.stream.write(data[:self.disk.free])
+        self.stream.flush()
+        self.disk.free = 0
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stream.close()
+
+
+def one_line_no_space(status: int, err: str) -> None:
+    assert status == 2, err
+    assert len(err.strip().splitlines()) == 1 and "No space left on device" in err, err
+
+
+def no_temporary_files(folder: Path) -> None:
+    assert not [path.name for path in folder.rglob("*.tmp")]
+
+
+# ---------------------------------------------------------------------------- 1. report reads its folder only
+def run_folder(capsys, tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    status, err = netsim(capsys, "collective", "all-reduce", "--size", "4KiB", "--network", "ring-8", "--out", out,
+                         "--quiet")
+    assert status == 0, err
+    return out
+
+
+@pytest.mark.parametrize("listed", ["../outside/links.csv", "/etc/hostname", "sub/npus.csv", "..", "links.csv/"])
+def test_a_table_listed_outside_the_folder_is_a_damaged_folder_and_never_read(capsys, tmp_path, listed):
+    """summary.json listing `../outside/links.csv` (of the same size as the folder's) printed the
+    outside file's top link; `/etc/hostname` or `sub/npus.csv` ended in KeyError."""
+    from netsim import load
+    from netsim.errors import ConfigError
+
+    out = run_folder(capsys, tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    links = (out / "links.csv").read_text()
+    forged = links.replace("npu-npu", "npu-xyz")  # same size, another kind of link
+    (outside / "links.csv").write_text(forged)
+    (out / "sub").mkdir()
+    shutil.copy(out / "npus.csv", out / "sub" / "npus.csv")
+    summary = json.loads((out / "summary.json").read_text())
+    target = out / listed
+    summary["files"][listed] = target.stat().st_size if target.is_file() else 9  # the size it has, if any
+    (out / "summary.json").write_text(json.dumps(summary))
+    status, err = netsim(capsys, "report", out)
+    assert status == 2 and "damaged output folder" in err and "npu-xyz" not in err, err
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(ConfigError, match="damaged output folder"):
+        load(out)
+
+
+def test_a_table_that_links_out_of_the_folder_is_not_read(capsys, tmp_path):
+    out = run_folder(capsys, tmp_path)
+    outside = tmp_path / "links.csv"
+    outside.write_text((out / "links.csv").read_text().replace("npu-npu", "npu-xyz"))
+    (out / "links.csv").unlink()
+    (out / "links.csv").symlink_to(outside)
+    status, err = netsim(capsys, "report", out)
+    assert status == 2 and "damaged output folder" in err, err
+
+
+# ---------------------------------------------------------------------------- 2. full disks
+def test_to_chakra_on_a_full_disk_leaves_whole_traces_and_one_line(capsys, tmp_path, monkeypatch):
+    """It left a torn .et beside whole ones and ended in a 22-line traceback."""
+    from workload.chakra.stream import read_trace_file
+
+    whole = tmp_path / "whole"
+    status, err = netsim(capsys, "workload", "to-chakra", "microAllReduce", "--network", "ring-8", "--out", whole,
+                         "--quiet")
+    assert status == 0, err
+    sizes = {path.name: path.stat().st_size for path in whole.iterdir()}
+    full = tmp_path / "full"
+    FullDisk(monkeypatch, sum(sizes.values()) // 2)
+    status, err = netsim(capsys, "workload", "to-chakra", "microAllReduce", "--network", "ring-8", "--out", full,
+                         "--quiet")
+    one_line_no_space(status, err)
+    no_temporary_files(full)
+    written = list(full.iterdir())
+    assert 0 < len(written) < len(sizes)
+    for path in written:
+        assert path.stat().st_size == sizes[path.name]
+        read_trace_file(path)
+
+
+def test_workload_gen_on_a_full_disk_leaves_no_torn_workload(capsys, tmp_path, monkeypatch):
+    """It left a torn workload file (with a correct one-line error)."""
+    whole, full = tmp_path / "whole", tmp_path / "full"
+    status, err = netsim(capsys, "workload", "gen", "--layers", "8", "--out", whole, "--quiet")
+    assert status == 0, err
+    contents = {path.name: path.read_text() for path in whole.iterdir()}
+    FullDisk(monkeypatch, sum(len(text) for text in contents.values()) // 2)
+    status, err = netsim(capsys, "workload", "gen", "--layers", "8", "--out", full, "--quiet")
+    one_line_no_space(status, err)
+    no_temporary_files(full)
+    written = list(full.iterdir())
+    assert len(written) < len(contents)
+    for path in written:
+        assert path.read_text() == contents[path.name]
+
+
+def test_report_plot_on_a_full_disk_leaves_no_torn_png(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    out = run_folder(capsys, tmp_path)
+    before = sorted(path.name for path in out.iterdir())
+    FullDisk(monkeypatch, 5000)
+    status, err = netsim(capsys, "report", out, "--plot", "--quiet")
+    one_line_no_space(status, err)
+    no_temporary_files(out)
+    assert sorted(path.name for path in out.iterdir()) == before
+
+
+STUDY = """
+results = "study.results.jsonl"
+[base]
+command = "collective"
+kind = "all-reduce"
+network = "ring-8"
+[grid]
+size = ["1KiB", "2KiB", "4KiB"]
+"""
+
+
+def test_a_sweep_that_cannot_append_leaves_no_torn_record(capsys, tmp_path, monkeypatch):
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    FullDisk(monkeypatch, 100, applies=lambda path: path.name == "study.results.jsonl")
+    status, err = netsim(capsys, "sweep", study, "--jobs", "1", "--quiet")
+    one_line_no_space(status, err)
+    results = tmp_path / "study.results.jsonl"
+    assert results.read_text() == ""  # the first record did not fit: cut back, no torn line
+    no_temporary_files(tmp_path)
+
+
+def test_a_sweep_whose_final_rewrite_fails_keeps_its_records_and_no_temporary(capsys, tmp_path, monkeypatch):
+    """The final rewrite left `.study.results.jsonl.<pid>.tmp` and a traceback."""
+    from netsim.sweep import read_results
+
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    FullDisk(monkeypatch, 100, applies=lambda path: path.name.endswith(".tmp"))
+    status, err = netsim(capsys, "sweep", study, "--jobs", "1", "--quiet")
+    one_line_no_space(status, err)
+    no_temporary_files(tmp_path)
+    assert len(read_results(tmp_path / "study.results.jsonl")) == 3  # every point, as appended
