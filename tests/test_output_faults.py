@@ -205,3 +205,21 @@ def test_a_sweep_whose_final_rewrite_fails_keeps_its_records_and_no_temporary(ca
     one_line_no_space(status, err)
     no_temporary_files(tmp_path)
     assert len(read_results(tmp_path / "study.results.jsonl")) == 3  # every point, as appended
+
+
+# ---------------------------------------------------------------------------- 3. one trace file per rank
+@pytest.mark.parametrize("given", ["folder", "prefix"])
+def test_two_trace_files_of_one_rank_are_an_error(capsys, tmp_path, given):
+    """NAME.0.et and NAME.00.et both mapped to rank 0 and one silently won (NPU 0 then ran another
+    NPU's graph)."""
+    traces = tmp_path / "traces"
+    status, err = netsim(capsys, "workload", "to-chakra", "microAllReduce", "--network", "ring-8", "--out", traces,
+                         "--quiet")
+    assert status == 0, err
+    shutil.copy(traces / "microAllReduce.1.et", traces / "microAllReduce.00.et")
+    workload = traces if given == "folder" else traces / "microAllReduce"
+    status, err = netsim(capsys, "run", "--workload", workload, "--network", "ring-8", "--out", tmp_path / "o",
+                         "--quiet")
+    assert status == 2, err
+    assert "microAllReduce.00.et: a second trace file of rank 0 (beside microAllReduce.0.et)" in err
+    assert len(err.strip().splitlines()) == 1
