@@ -223,3 +223,26 @@ def test_two_trace_files_of_one_rank_are_an_error(capsys, tmp_path, given):
     assert status == 2, err
     assert "microAllReduce.00.et: a second trace file of rank 0 (beside microAllReduce.0.et)" in err
     assert len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- 4. alias bombs, huge values
+def test_a_yaml_alias_bomb_is_refused_at_once(capsys, tmp_path):
+    """~600 bytes of nested anchors inside npus_count grew to gigabytes (the error formatted the
+    whole expanded value). Six levels here (a million numbers), so that the test ends on any code."""
+    bomb = tmp_path / "bomb.yml"
+    bomb.write_text("topology: [ Ring ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\nnpus_count:\n  - &a0 [1, 1, 1, 1, 1, 1, "
+                    "1, 1, 1, 1]\n" + "".join(f"  - &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 7)))
+    status, err = netsim(capsys, "topo", bomb)
+    assert status == 2 and "bomb.yml:6: YAML alias *a0" in err and len(err) < 300, err
+
+
+def test_an_error_echoes_at_most_a_few_hundred_characters_of_a_value(capsys, tmp_path):
+    """A 1 MB topology kind was echoed in full: a 1,000,155-character line."""
+    from netsim.errors import MESSAGE_LIMIT
+
+    network = tmp_path / "net.toml"
+    network.write_text(f'[topology]\nkind = "{"x" * 1_000_000}"\ndims = [4]\nbandwidth = "50GB/s"\n'
+                       f'latency = "500ns"\n')
+    status, err = netsim(capsys, "topo", network)
+    assert status == 2 and err.startswith(f"netsim: error: {network}") and "characters left out" in err, err[:300]
+    assert len(err) < MESSAGE_LIMIT + 100 and len(err.strip().splitlines()) == 1
