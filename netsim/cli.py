@@ -20,7 +20,7 @@ from netsim.config import (did_you_mean, non_negative_int, parse_override, posit
                            settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
-from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
+from netsim.progress import RunMonitor, StopRequested, interruptible, make_view, showing, tick
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
@@ -80,11 +80,11 @@ def output_dir(args, name: str) -> Path:
     return Path(args.out) if args.out else Path.cwd() / "netsim-out" / folder_name(name)
 
 
-def finish(args, console: Console, result, print_table, stop_signal: int | None = None) -> int:
+def finish(args, console: Console, result, print_table, monitor: RunMonitor) -> int:
     """Write the run's folder, then print the summary (table, or JSON with --json).
 
-    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when the run
-    was stopped by one (its partial results are written)."""
+    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when a stop
+    signal came (its partial results, or the whole result of a run that had ended, are written)."""
     from netsim.outputs import write_outputs
 
     out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
@@ -97,7 +97,11 @@ def finish(args, console: Console, result, print_table, stop_signal: int | None 
         print_warnings(result.summary)
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
-        return 128 + (stop_signal or signal.SIGINT)
+        return 128 + (monitor.stop_signal or signal.SIGINT)
+    if monitor.stop_signal:
+        print(f"netsim: interrupted after the run had finished; its complete results are written to {out}",
+              file=sys.stderr)
+        return 128 + monitor.stop_signal
     return 0
 
 
@@ -416,9 +420,10 @@ def cmd_simulate(args, console: Console) -> int:
     option("--seed", non_negative_int, args.seed)
     prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
-    with watching(monitor):
-        result = args.scenario(args, monitor)
-    return finish(args, console, result, args.printer, monitor.stop_signal)
+    with interruptible(monitor):  # through the writing: a stop once the run has ended waits for its outputs
+        with showing(monitor.view):
+            result = args.scenario(args, monitor)
+        return finish(args, console, result, args.printer, monitor)
 
 
 def print_synth(console: Console, result) -> None:
@@ -864,9 +869,9 @@ def main(argv: list[str] | None = None) -> int:
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # netsim.progress.Interrupted says which signal
         print("netsim: interrupted", file=sys.stderr)
-        return 130
+        return 128 + getattr(exc, "signum", signal.SIGINT)
     except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 128 + signal.SIGPIPE

@@ -378,8 +378,8 @@ def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
 
 
 def run_study(study: Study, jobs: int | None = None, scheduler: str | None = None, view=None) -> dict:
-    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted,
-    stop_signal, results). Points are made and checked against the results file as they are handed
+    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted:
+    stopped before every point ran, stop_signal, results). Points are made and checked against the results file as they are handed
     out, so a large study shows progress at once. A results file holding records of other points
     (another study's, or this one's before it changed) is never written over: a one-line error."""
     if scheduler:
@@ -400,13 +400,15 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
             _dask(todo, scheduler, state, emit)
         else:
             _local(todo, jobs or os.cpu_count() or 1, state, emit)
-    records = own_records(study, read_results(study.results))
-    if not state.interrupted and len(records) == total:
-        ordered = sorted(records.values(), key=lambda record: record["point"])
-        write_whole(study.results, "".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered), RESULTS_FILE)
+        records = own_records(study, read_results(study.results))
+        finished = len(records) == total  # every point ran (a stop after the last one lost nothing)
+        if finished:
+            ordered = sorted(records.values(), key=lambda record: record["point"])
+            write_whole(study.results, "".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered), RESULTS_FILE)
     statuses = [record["status"] for record in records.values()]
     return {"points": total, "skipped": len(done), "failed": statuses.count("error"), "ok": statuses.count("ok"),
-            "interrupted": state.interrupted, "stop_signal": state.stop_signal, "results": str(study.results)}
+            "interrupted": state.interrupted and not finished, "stop_signal": state.stop_signal,
+            "results": str(study.results)}
 
 
 def own_records(study: Study, records: dict[str, dict]) -> dict[str, dict]:

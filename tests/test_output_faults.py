@@ -9,7 +9,12 @@ import builtins
 import errno
 import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -246,3 +251,102 @@ def test_an_error_echoes_at_most_a_few_hundred_characters_of_a_value(capsys, tmp
     status, err = netsim(capsys, "topo", network)
     assert status == 2 and err.startswith(f"netsim: error: {network}") and "characters left out" in err, err[:300]
     assert len(err) < MESSAGE_LIMIT + 100 and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- 5. signals
+def patched_netsim(cwd: Path, patch: str, *argv) -> subprocess.Popen:
+    """`netsim ARGV` in a process of its own, with `patch` (Python) run first: it marks a moment by
+    printing MARK on stderr, so that a test can send a signal at that moment."""
+    script = f"import os, signal, sys, time\n{textwrap.dedent(patch)}\nfrom netsim.cli import main\n" \
+             f"sys.exit(main({[str(arg) for arg in argv]!r}))\n"
+    import netsim
+
+    tested = str(Path(netsim.__file__).parents[1])  # the checkout under test, whatever is installed
+    return subprocess.Popen([sys.executable, "-c", script], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": tested})
+
+
+def signal_at_mark(process: subprocess.Popen, signum: int | None) -> tuple[int, str, str]:
+    """Wait for MARK on the process's stderr, send `signum` (None: the process signals itself), and
+    return (exit status, stdout, the rest of stderr)."""
+    for line in process.stderr:
+        if line.startswith("MARK"):
+            break
+    if signum is not None:
+        process.send_signal(signum)
+    try:
+        out, err = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return process.returncode, out, err
+
+
+SLOW_WRITING = """
+import netsim.outputs
+real_csv_text = netsim.outputs.csv_text
+def slow_csv_text(frame):
+    print("MARK writing a table", file=sys.stderr, flush=True)
+    time.sleep(0.3)
+    return real_csv_text(frame)
+netsim.outputs.csv_text = slow_csv_text
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_reports_are_written_keeps_the_whole_result(tmp_path, signum):
+    """A packet-backend collective interrupted while its reports were written left an empty folder
+    (Ctrl-C) or a .tmp and no summary (SIGTERM)."""
+    from netsim import load
+
+    out = tmp_path / "out"
+    process = patched_netsim(tmp_path, SLOW_WRITING, "collective", "all-reduce", "--size", "16KiB", "--network",
+                             "ring-8", "--backend", "garnet", "--out", out, "--quiet")
+    status, _, err = signal_at_mark(process, signum)
+    assert status == 128 + signum, err
+    assert "interrupted after the run had finished; its complete results are written" in err
+    result = load(out)
+    assert result.summary["partial"] is False and result.summary["collective_time_ns"] > 0
+    no_temporary_files(out)
+
+
+def test_sigterm_during_set_up_exits_143(tmp_path):
+    """It exited 130, as for Ctrl-C."""
+    slow_set_up = """
+    import netsim.runner
+    real_create_network = netsim.runner.create_network
+    def slow_create_network(*args, **kwargs):
+        print("MARK building", file=sys.stderr, flush=True)
+        time.sleep(60)
+        return real_create_network(*args, **kwargs)
+    netsim.runner.create_network = slow_create_network
+    """
+    process = patched_netsim(tmp_path, slow_set_up, "collective", "all-reduce", "--size", "16KiB", "--network",
+                             "ring-8", "--out", tmp_path / "out", "--quiet")
+    status, _, err = signal_at_mark(process, signal.SIGTERM)
+    assert status == 143 and err.strip() == "netsim: interrupted", err
+
+
+def test_a_signal_right_after_a_sweeps_last_point_says_it_finished(tmp_path):
+    """It said "interrupted ... rerun to resume" although every point was done."""
+    from netsim.sweep import read_results
+
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    stop_after_last_point = """
+    import netsim.sweep
+    real_record = netsim.sweep.SweepState.record
+    def record(self, point):
+        real_record(self, point)
+        if self.done == self.total:
+            print("MARK last point", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGINT)
+    netsim.sweep.SweepState.record = record
+    """
+    process = patched_netsim(tmp_path, stop_after_last_point, "sweep", study, "--jobs", "1")
+    status, out, err = signal_at_mark(process, None)
+    assert status == 0 and "interrupted" not in err, err
+    assert "3 points: 0 already done, 3 ok, 0 failed" in out
+    records = (tmp_path / "study.results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["point"] for line in records] == [0, 1, 2]  # rewritten in point order
+    assert len(read_results(tmp_path / "study.results.jsonl")) == 3
