@@ -350,3 +350,68 @@ def test_a_signal_right_after_a_sweeps_last_point_says_it_finished(tmp_path):
     records = (tmp_path / "study.results.jsonl").read_text().splitlines()
     assert [json.loads(line)["point"] for line in records] == [0, 1, 2]  # rewritten in point order
     assert len(read_results(tmp_path / "study.results.jsonl")) == 3
+
+
+# ---------------------------------------------------------------------------- 6. the packet backend's set-up budget
+@pytest.fixture
+def eight_gib(monkeypatch):
+    """A machine with 8 GiB available, whatever this one has; building the packet backend's network
+    fails the test (the old code built it before any check, then grew for a minute)."""
+    from netsim import budget
+    from netsim.garnet.network import GarnetNetwork
+
+    def built(*args, **kwargs):
+        raise AssertionError("the network was built before the budget refused the run")
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 8 << 30)
+    monkeypatch.setattr(GarnetNetwork, "__init__", built)
+
+
+def test_a_million_npus_are_refused_before_the_topology_is_built(capsys, tmp_path, monkeypatch, eight_gib):
+    from netsim.network_config import NetworkConfig
+
+    def built(self):
+        raise AssertionError("the topology was built before the budget refused the run")
+
+    monkeypatch.setattr(NetworkConfig, "build_topology", built)
+    network = tmp_path / "big.toml"
+    network.write_text('backend = "garnet"\n[topology]\nkind = "torus"\ndims = [1000, 1000]\nbandwidth = "50GB/s"\n'
+                       'latency = "500ns"\n')
+    status, err = netsim(capsys, "collective", "all-reduce", "--size", "1KiB", "--network", network, "--out",
+                         tmp_path / "o")
+    assert status == 2 and "1,000,000 NPUs" in err and "more than the 8GiB available" in err, err
+
+
+@pytest.mark.parametrize("setting, found", [(["--set", "garnet.vcs=1000000000"], "32,000,000,000 VCs"),
+                                            (["--size", str(2**60)], "packets in the largest message")])
+def test_packet_backend_state_and_a_huge_message_are_refused_before_building(capsys, tmp_path, eight_gib, setting,
+                                                                             found):
+    """garnet.vcs = 1e9 or a 1 EiB message grew to 6 GB in 40-70 s before anything was refused."""
+    argv = ["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8", "--backend", "garnet", "--out",
+            tmp_path / "o", *setting]
+    status, err = netsim(capsys, *argv)
+    assert status == 2 and found in err and "more than the 8GiB available" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_synthetic_traffic_is_refused_before_building_too(capsys, tmp_path, eight_gib):
+    status, err = netsim(capsys, "synth", "--pattern", "uniform", "--rate", "0.1", "--network", "ring-8", "--set",
+                         "garnet.vcs=1000000000", "--out", tmp_path / "o")
+    assert status == 2 and "VCs" in err, err
+
+
+@pytest.mark.parametrize("network", ["torus-4x4", "switch-16", "dgx-8x4"])
+@pytest.mark.parametrize("garnet", [{}, {"nic_ports": "single", "vcs": 6}])
+def test_the_packet_state_counted_before_building_is_what_the_backend_builds(network, garnet):
+    from netsim.budget import packet_backend_state
+    from netsim.garnet.network import GarnetNetwork
+    from netsim.network_config import load_network
+
+    config = load_network(network, [(["garnet", key], value) for key, value in garnet.items()], "garnet")
+    topology = config.build_topology()
+    built = GarnetNetwork(topology, config=config)
+    counted = packet_backend_state(topology, config, 10**6)
+    ports = [port for router in built.routers for port in router.inputs]
+    assert counted == {"ports": len(ports), "vcs": sum(len(port.vcs) for port in ports),
+                       "message_packets": -(-10**6 // built.packet_bytes)}
+    assert config.npus == topology.npus
