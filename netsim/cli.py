@@ -615,13 +615,24 @@ def cmd_report(args, console: Console) -> None:
     a study's folder) get report_study."""
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
+    if args.share is not None and (args.plot or args.json):
+        raise ConfigError(f"--share writes a copy and no report: give {'--plot' if args.plot else '--json'} in a "
+                          f"report of its own")
     if out_dir.suffix == ".jsonl" or (out_dir.is_dir() and not (out_dir / "summary.json").exists()
                                       and any(out_dir.glob("*.results.jsonl"))):
+        if args.share is not None:
+            raise ConfigError("--share applies to a run's output folder, not to a sweep's results")
         report_study(args, console, out_dir)
         return
     if args.metric is not None:
         raise ConfigError("--metric applies to a sweep's results (a .results.jsonl file or its folder)")
-    from netsim.outputs import load_output
+    from netsim.outputs import load_output, share
+
+    if args.share is not None:
+        shared = share(out_dir, Path(args.share), Path.cwd())
+        if not args.quiet:
+            console.print(f"wrote {shared}: a copy of {out_dir} with the input files' paths made relative")
+        return
 
     summary, tables = load_output(out_dir)
     if args.plot:
@@ -817,6 +828,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("dir", help="a run's output folder, a sweep's STUDY.results.jsonl, or the study's folder")
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
     rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
+    rep.add_argument("--share", metavar="DEST",
+                     help="write a copy of the run's folder to DEST (a new folder) with the input files' paths made "
+                          "relative, for sending results to others")
     rep.add_argument("--metric", help="for a sweep's results: the metric to tabulate and plot (default: the "
                                       "collective, iteration or latency time the points measured)")
     common(rep, "quiet", "json")

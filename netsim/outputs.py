@@ -37,6 +37,7 @@ REQUIRED_COLUMNS = {
     "sweep": ("offered_load", "accepted_load", "avg_packet_latency_cycles", "saturated"),
 }
 NAME_LIMIT = 100
+INPUT_PATHS = (("network", "path"), ("workload", "path"))  # summary.json's entries naming input files
 
 
 def folder_name(name: str) -> str:
@@ -101,6 +102,43 @@ def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
     else:
         raise ConfigError(f"{summary_path}: key 'files': expected file names and sizes, got {files!r:.60}")
     return summary, {path.stem: read_table(path) for path in paths}
+
+
+def share(out_dir: Path, dest: Path, base: Path) -> Path:
+    """A copy of the run folder `out_dir` at `dest` (a new folder), for sending results to others:
+    its tables byte for byte, and summary.json with the input files' paths made relative
+    (`shared_path`). The folder is checked as `netsim report` checks it first."""
+    summary, tables = load_output(out_dir)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ConfigError(f"{dest}: already exists; --share writes a new folder")
+    what = f"the shared copy {dest}"
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(exc.filename or dest, exc, what) from None
+    for name in (f"{stem}.csv" for stem in tables):
+        write_whole(dest / name, (out_dir / name).read_bytes(), what)
+    for section, key in INPUT_PATHS:
+        entry = summary.get(section)
+        if isinstance(entry, dict) and isinstance(entry.get(key), str):
+            entry[key] = shared_path(entry[key], base)
+    write_whole(dest / SUMMARY, to_json(summary) + "\n", what)
+    return dest
+
+
+def shared_path(path: str, base: Path) -> str:
+    """An input file's path as a shared copy records it: relative to `base` (the working folder) or,
+    for a bundled config, to netsim's installation (`topologies/ring-8.toml`); any other path keeps
+    only its file name, so that no absolute path of this machine leaves in the copy."""
+    import netsim
+
+    given = Path(path)
+    if not given.is_absolute():
+        return path
+    for root in (base.resolve(), Path(netsim.__file__).resolve().parents[1]):
+        if given.resolve().is_relative_to(root):
+            return given.resolve().relative_to(root).as_posix()
+    return given.name
 
 
 def listed_table(out_dir: Path, name: str, size: int) -> Path:

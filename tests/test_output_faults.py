@@ -415,3 +415,35 @@ def test_the_packet_state_counted_before_building_is_what_the_backend_builds(net
     assert counted == {"ports": len(ports), "vcs": sum(len(port.vcs) for port in ports),
                        "message_packets": -(-10**6 // built.packet_bytes)}
     assert config.npus == topology.npus
+
+
+# ---------------------------------------------------------------------------- 7. a shareable copy
+def test_report_share_writes_a_copy_with_relative_input_paths(capsys, tmp_path, monkeypatch):
+    """summary.json records the inputs' absolute paths (kept); --share writes a copy without them."""
+    from netsim import load
+
+    work = tmp_path / "work"
+    (work / "nets").mkdir(parents=True)
+    inside = work / "nets" / "ring.toml"
+    inside.write_text('[topology]\nkind = "torus"\ndims = [8]\nbandwidth = "50GB/s"\nlatency = "500ns"\n')
+    elsewhere = tmp_path / "elsewhere" / "my-ring.toml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(inside.read_text())
+    monkeypatch.chdir(work)
+    for network, shared in ((inside, "nets/ring.toml"), (elsewhere, "my-ring.toml")):
+        run, copy = work / f"run-{network.stem}", work / f"copy-{network.stem}"
+        status, err = netsim(capsys, "run", "--network", network, "--workload", "microAllReduce", "--out", run,
+                             "--quiet")
+        assert status == 0, err
+        assert load(run).summary["network"]["path"] == str(network)  # the original keeps its absolute paths
+        status, err = netsim(capsys, "report", run, "--share", copy)
+        assert status == 0, err
+        summary = load(copy).summary  # a whole folder, as report reads it
+        assert summary["network"]["path"] == shared
+        assert summary["workload"]["path"] == "workload/data/microAllReduce.txt"  # bundled: in netsim's install
+        text = (copy / "summary.json").read_text()
+        assert str(tmp_path) not in text and '"/' not in text
+        for name in summary["files"]:
+            assert (copy / name).read_bytes() == (run / name).read_bytes()
+        status, err = netsim(capsys, "report", run, "--share", copy)
+        assert status == 2 and "already exists" in err
