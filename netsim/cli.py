@@ -320,7 +320,8 @@ def scenario_collective(args, monitor):
     name = f"{args.kind}-{sizes[0]}B-{sizes[-1]}B-{network.name}"
     summary = {"name": name, "collective": args.kind, "npus": last["npus"], "sizes": len(results),
                "sizes_planned": len(sizes), **{key: last[key] for key in ("backend", "seed", "network", "system")},
-               "partial": bool(last["partial"]), "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
+               "partial": bool(last["partial"]) or len(results) < len(sizes),  # stopped before the last size
+               "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
                "events": sum(r.summary["events"] for r in results),
                "simulated_time_ns": sum(r.summary["simulated_time_ns"] for r in results),
                # the busiest link over the sizes (the first size among equals), and its id

@@ -310,6 +310,30 @@ def test_a_signal_while_the_reports_are_written_keeps_the_whole_result(tmp_path,
     no_temporary_files(out)
 
 
+def test_a_size_range_stopped_between_sizes_is_partial(tmp_path):
+    """A stop after a size had finished ended the range there, but its summary said `partial: false`
+    and the command exited 0."""
+    from netsim import load
+
+    stop_after_first_size = """
+    import netsim.runner
+    real_run_collective = netsim.runner.run_collective
+    def run_collective(*args, **kwargs):
+        result = real_run_collective(*args, **kwargs)
+        print("MARK a size done", file=sys.stderr, flush=True)
+        time.sleep(1)
+        return result
+    netsim.runner.run_collective = run_collective
+    """
+    out = tmp_path / "out"
+    process = patched_netsim(tmp_path, stop_after_first_size, "collective", "all-reduce", "--size", "1KiB:4KiB",
+                             "--network", "ring-8", "--out", out, "--quiet")
+    status, _, err = signal_at_mark(process, signal.SIGINT)
+    assert status == 130 and "partial results written" in err, err
+    summary = load(out).summary
+    assert summary["partial"] is True and (summary["sizes"], summary["sizes_planned"]) == (1, 3)
+
+
 def test_sigterm_during_set_up_exits_143(tmp_path):
     """It exited 130, as for Ctrl-C."""
     slow_set_up = """
