@@ -61,6 +61,10 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     text = read_text(path)
     source = Source(str(path), text)
     try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):  # *name: a node repeated, however large (an "alias bomb")
+                raise ConfigError(f"{path}:{event.start_mark.line + 1}: YAML alias *{event.anchor:.40}: network "
+                                  f"files are read without aliases (ASTRA-sim's use none); write the values out")
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None

@@ -16,6 +16,18 @@ BACKENDS = {
     "congestion-aware": "netsim.congestion_aware:CongestionAwareNetwork",
     "garnet": "netsim.garnet.network:GarnetNetwork",
 }
+# name -> "module:function" counting the backend's own state before it is built, as netsim.budget's
+# Budget fields (topology, its config table, the largest message's bytes); the others hold little
+# beyond the topology, which the per-NPU estimate covers.
+STATE_ESTIMATES = {"garnet": "netsim.budget:packet_backend_state"}
+
+
+def state_estimate(backend: str):
+    """The function counting `backend`'s own state before it is built (STATE_ESTIMATES), or None."""
+    if backend not in STATE_ESTIMATES:
+        return None
+    module_name, name = STATE_ESTIMATES[backend].split(":")
+    return getattr(import_module(module_name), name)
 
 
 def backend_class(backend: str) -> type[Network]:

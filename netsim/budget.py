@@ -8,6 +8,14 @@ Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective 
   are shared by their members, so they add nothing per NPU (they once grew as NPUs^2);
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
+The packet backend adds its own state (`packet_backend_state`, counted from the topology and the
+[garnet] table before the network is built; tracemalloc of GarnetNetwork on torus-4x4 and torus-8x8
+at 2 and 34 VCs, both giving the same figures):
+- every router or NIC input port with its output unit upstream: BYTES_PER_PORT;
+- every VC of those ports (its buffer queues, credits and allocation state): BYTES_PER_VC;
+- every packet of the largest message: BYTES_PER_MESSAGE_PACKET, the latency-histogram entry it can
+  add (packets of one message wait for each other, so each has a latency of its own; a dict entry
+  of two ints, 106 B measured).
 Work: the packet backend moves about FLIT_HOPS_PER_S[fidelity] flit-hops a second (pure Python;
 flit fidelity: 104-108 k on the 8x8 NoC torus at uniform 0.3, scripts/bench_network.py, and 109 k
 in a 1 MiB ring all-reduce on the 8x8 torus; packet fidelity: 1.39 M in a 16 MiB ring all-reduce
@@ -25,6 +33,9 @@ from netsim.units import format_size
 
 BYTES_PER_NPU = 40_000
 BYTES_PER_CHUNK = 2600
+BYTES_PER_PORT = 2700
+BYTES_PER_VC = 1900
+BYTES_PER_MESSAGE_PACKET = 110
 FLIT_HOPS_PER_S = {"flit": 1e5, "packet": 1.2e6}  # by garnet.fidelity (see the module docstring)
 WARN_AFTER_S = 600.0  # estimated work beyond this is worth a warning
 
@@ -37,18 +48,32 @@ class Budget:
     chunks_per_npu: int  # chunks of those collectives in flight per NPU at most
     flit_hops: float = 0.0  # packet backend: flits times hops the run moves (0: not known)
     fidelity: str = "flit"  # packet backend: garnet.fidelity, which sets the rate it moves them at
+    ports: int = 0  # packet backend: input ports of routers and NICs (0: not counted)
+    vcs: int = 0  # packet backend: the VCs of those ports
+    message_packets: int = 0  # packet backend: packets of the largest message
 
     @property
     def memory_bytes(self) -> float:
-        return self.npus * (BYTES_PER_NPU + self.chunks_per_npu * BYTES_PER_CHUNK)
+        return (self.npus * (BYTES_PER_NPU + self.chunks_per_npu * BYTES_PER_CHUNK) + self.ports * BYTES_PER_PORT
+                + self.vcs * BYTES_PER_VC + self.message_packets * BYTES_PER_MESSAGE_PACKET)
+
+    def check_memory(self, what: str) -> None:
+        """A ConfigError when the run cannot fit in the memory available."""
+        available = available_memory()
+        if available is None or self.memory_bytes <= available:
+            return
+        parts = [f"{self.npus:,} NPUs", f"{self.chunks_per_npu:,} chunks each"]
+        if self.ports:
+            parts += [f"{self.ports:,} ports with {self.vcs:,} VCs",
+                      f"{self.message_packets:,} packets in the largest message"]
+        raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory ({', '.join(parts)}), "
+                          f"more than the {format_size(available)} available: use fewer NPUs or chunks "
+                          f"(preferred-dataset-splits)" + (", fewer VCs (garnet.vcs) or a smaller message"
+                                                           if self.ports else ""))
 
     def check(self, what: str) -> list[str]:
         """A ConfigError when the run cannot fit in the memory available; else warnings (one line each)."""
-        available = available_memory()
-        if available is not None and self.memory_bytes > available:
-            raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory "
-                              f"({self.npus:,} NPUs, {self.chunks_per_npu:,} chunks each), more than the {format_size(available)} "
-                              f"available: use fewer NPUs or chunks (preferred-dataset-splits)")
+        self.check_memory(what)
         rate = FLIT_HOPS_PER_S[self.fidelity]
         seconds = self.flit_hops / rate
         if seconds > WARN_AFTER_S:
@@ -56,6 +81,48 @@ class Budget:
                     f"backend's ~{rate:.2g} flit-hops/s in {self.fidelity} fidelity (less where fast-forward "
                     f"skips a steady state); Ctrl-C stops it and writes what was simulated"]
         return []
+
+
+def topology_within_budget(network_config, what: str, chunks_per_npu: int = 0, largest_message: int = 0):
+    """`network_config`'s topology, built once its NPUs (and `chunks_per_npu`) fit in memory, from
+    the config alone; then checked with what the backend itself will hold (the packet backend's
+    ports, VCs and the packets of a `largest_message`-byte message) before the network is built, so
+    a runaway input is refused in a moment instead of growing for a minute. ConfigError if not."""
+    from netsim.backends import state_estimate
+
+    Budget(network_config.npus, chunks_per_npu).check_memory(what)
+    topology = network_config.build_topology()
+    estimate = state_estimate(network_config.backend)
+    if estimate is not None:
+        state = estimate(topology, network_config, largest_message)
+        Budget(topology.npus, chunks_per_npu, **state).check_memory(what)
+    return topology
+
+
+def packet_backend_state(topology, network_config, largest_message: int) -> dict:
+    """What the packet backend will hold on `topology` with `network_config`'s [garnet] table, counted as
+    GarnetNetwork builds it but without building it: `ports` (an input port per link into a router
+    and per NIC injection port), their `vcs` and the packets of a `largest_message`-byte message
+    (Budget's fields). NIC ejection ports hold no VCs of their own and are left out."""
+    from netsim.garnet.params import Params
+
+    config = network_config.garnet
+    params = Params(config, topology)
+    direct = topology.direct_terminals
+    routed = [not (direct and npu < topology.npus) for npu in range(topology.npus)]
+    ports = vcs = 0
+    outgoing = [0] * topology.npus
+    for link in topology.links:
+        src_routed = link.src >= topology.npus or routed[link.src]
+        if link.src < topology.npus and src_routed:
+            outgoing[link.src] += 1
+        if link.dst >= topology.npus or routed[link.dst]:
+            ports += 1
+            vcs += params.vcs(link.dim) if src_routed else config.vcs
+    per_link = config.nic_ports == "per-link"
+    injection = sum((count if per_link else 1) for count, has_router in zip(outgoing, routed) if has_router)
+    return {"ports": ports + injection, "vcs": vcs + injection * config.vcs,
+            "message_packets": -(-largest_message // params.packet_bytes)}
 
 
 def duration(seconds: float) -> str:

@@ -20,7 +20,7 @@ from netsim.config import (did_you_mean, non_negative_int, parse_override, posit
                            settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
-from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
+from netsim.progress import RunMonitor, StopRequested, interruptible, make_view, showing, tick
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
 
 DEFAULT_NETWORK = "torus-4x4"
@@ -80,11 +80,11 @@ def output_dir(args, name: str) -> Path:
     return Path(args.out) if args.out else Path.cwd() / "netsim-out" / folder_name(name)
 
 
-def finish(args, console: Console, result, print_table, stop_signal: int | None = None) -> int:
+def finish(args, console: Console, result, print_table, monitor: RunMonitor) -> int:
     """Write the run's folder, then print the summary (table, or JSON with --json).
 
-    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when the run
-    was stopped by one (its partial results are written)."""
+    Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when a stop
+    signal came (its partial results, or the whole result of a run that had ended, are written)."""
     from netsim.outputs import write_outputs
 
     out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
@@ -97,7 +97,11 @@ def finish(args, console: Console, result, print_table, stop_signal: int | None 
         print_warnings(result.summary)
     if result.summary.get("partial"):
         print(f"netsim: interrupted; partial results written to {out}", file=sys.stderr)
-        return 128 + (stop_signal or signal.SIGINT)
+        return 128 + (monitor.stop_signal or signal.SIGINT)
+    if monitor.stop_signal:
+        print(f"netsim: interrupted after the run had finished; its complete results are written to {out}",
+              file=sys.stderr)
+        return 128 + monitor.stop_signal
     return 0
 
 
@@ -316,7 +320,8 @@ def scenario_collective(args, monitor):
     name = f"{args.kind}-{sizes[0]}B-{sizes[-1]}B-{network.name}"
     summary = {"name": name, "collective": args.kind, "npus": last["npus"], "sizes": len(results),
                "sizes_planned": len(sizes), **{key: last[key] for key in ("backend", "seed", "network", "system")},
-               "partial": bool(last["partial"]), "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
+               "partial": bool(last["partial"]) or len(results) < len(sizes),  # stopped before the last size
+               "wall_time_s": sum(r.summary["wall_time_s"] for r in results),
                "events": sum(r.summary["events"] for r in results),
                "simulated_time_ns": sum(r.summary["simulated_time_ns"] for r in results),
                # the busiest link over the sizes (the first size among equals), and its id
@@ -416,9 +421,10 @@ def cmd_simulate(args, console: Console) -> int:
     option("--seed", non_negative_int, args.seed)
     prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
-    with watching(monitor):
-        result = args.scenario(args, monitor)
-    return finish(args, console, result, args.printer, monitor.stop_signal)
+    with interruptible(monitor):  # through the writing: a stop once the run has ended waits for its outputs
+        with showing(monitor.view):
+            result = args.scenario(args, monitor)
+        return finish(args, console, result, args.printer, monitor)
 
 
 def print_synth(console: Console, result) -> None:
@@ -610,13 +616,24 @@ def cmd_report(args, console: Console) -> None:
     a study's folder) get report_study."""
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
+    if args.share is not None and (args.plot or args.json):
+        raise ConfigError(f"--share writes a copy and no report: give {'--plot' if args.plot else '--json'} in a "
+                          f"report of its own")
     if out_dir.suffix == ".jsonl" or (out_dir.is_dir() and not (out_dir / "summary.json").exists()
                                       and any(out_dir.glob("*.results.jsonl"))):
+        if args.share is not None:
+            raise ConfigError("--share applies to a run's output folder, not to a sweep's results")
         report_study(args, console, out_dir)
         return
     if args.metric is not None:
         raise ConfigError("--metric applies to a sweep's results (a .results.jsonl file or its folder)")
-    from netsim.outputs import load_output
+    from netsim.outputs import load_output, share
+
+    if args.share is not None:
+        shared = share(out_dir, Path(args.share), Path.cwd())
+        if not args.quiet:
+            console.print(f"wrote {shared}: a copy of {out_dir} with the input files' paths made relative")
+        return
 
     summary, tables = load_output(out_dir)
     if args.plot:
@@ -822,6 +839,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("dir", help="a run's output folder, a sweep's STUDY.results.jsonl, or the study's folder")
     rep.add_argument("--top", type=int, default=5, help="how many of the busiest links and ports to list")
     rep.add_argument("--plot", action="store_true", help="write PNG plots into DIR (needs netsim[plot])")
+    rep.add_argument("--share", metavar="DEST",
+                     help="write a copy of the run's folder to DEST (a new folder) with the input files' paths made "
+                          "relative, for sending results to others")
     rep.add_argument("--metric", help="for a sweep's results: the metric to tabulate and plot (default: the "
                                       "collective, iteration or latency time the points measured)")
     common(rep, "quiet", "json")
@@ -874,9 +894,9 @@ def main(argv: list[str] | None = None) -> int:
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # netsim.progress.Interrupted says which signal
         print("netsim: interrupted", file=sys.stderr)
-        return 130
+        return 128 + getattr(exc, "signum", signal.SIGINT)
     except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 128 + signal.SIGPIPE

@@ -1,10 +1,25 @@
 """User-facing errors: each carries a one-line message the CLI prints before exiting non-zero."""
 
+MESSAGE_LIMIT = 1000  # characters of an error message; a longer one (a huge value echoed) is cut in the middle
+
+
+def clipped(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text`, or when longer than `limit` its start and end with the count of characters left out
+    between them (the file, key and what was expected stay readable)."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]}...[{len(text) - 2 * keep:,} characters left out]...{text[-keep:]}"
+
 
 class NetsimError(Exception):
-    """Base class of errors caused by the user's input or scenario, not by a bug in netsim."""
+    """Base class of errors caused by the user's input or scenario, not by a bug in netsim. The
+    message is kept to MESSAGE_LIMIT characters (`clipped`), whatever value it echoes."""
 
     exit_code = 2
+
+    def __init__(self, message: str = ""):
+        super().__init__(clipped(str(message)))
 
 
 class ConfigError(NetsimError):

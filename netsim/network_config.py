@@ -57,6 +57,11 @@ class NetworkConfig:
     path: str
     table: dict = field(compare=False)
 
+    @property
+    def npus(self) -> int:
+        """The topology's NPUs, from its spec (nothing built)."""
+        return TOPOLOGY_KINDS[self.topology_kind].npus(self.topology_spec)
+
     def build_topology(self) -> Topology:
         try:
             topology = TOPOLOGY_KINDS[self.topology_kind].build(self.topology_spec, self.name)

@@ -2,12 +2,13 @@
 with checks.
 
 Writing: the old summary.json goes first (a folder without one is not a finished run), then every
-table is written to a temporary file and renamed into place, and summary.json comes last, listing
-the tables it belongs with (`files`: name -> bytes). A full disk or an unwritable place is a
+table is written whole (netsim.files: a temporary file renamed into place), and summary.json comes
+last, listing the tables it belongs with (`files`: name -> bytes). A full disk or an unwritable place is a
 one-line error, never a table cut mid-row beside a summary that says all is well.
 
 Reading: only the tables summary.json lists are read (stale files of an earlier run in the same
-folder are not), each must have the size listed, and the tables the report reads must have their
+folder are not), each a CSV file of the folder itself (a name with a path in it, absolute or with
+`..`, is never read), each of the size listed, and the tables the report reads must have their
 columns; anything else says the folder is damaged.
 """
 
@@ -23,6 +24,7 @@ import pandas as pd
 from netsim.config import read_text
 from netsim.csv_text import csv_text
 from netsim.errors import ConfigError
+from netsim.files import cannot_write, write_whole
 from netsim.report import LINK_COLUMNS, to_json
 from netsim.timeseries import TIMESERIES_COLUMNS
 
@@ -35,6 +37,7 @@ REQUIRED_COLUMNS = {
     "sweep": ("offered_load", "accepted_load", "avg_packet_latency_cycles", "saturated"),
 }
 NAME_LIMIT = 100
+INPUT_PATHS = (("network", "path"), ("workload", "path"))  # summary.json's entries naming input files
 
 
 def folder_name(name: str) -> str:
@@ -58,41 +61,25 @@ def prepare(out_dir: Path) -> None:
 def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path) -> Path:
     """Write summary.json and every table as NAME.csv into `out_dir` (created if needed); see the
     module docstring. `summary` gets its `files` entry."""
+    what = f"the output folder {out_dir}"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / SUMMARY).unlink(missing_ok=True)
-        files = {}
-        for name, frame in tables.items():
-            path = out_dir / f"{name}.csv"
-            _atomic(path, csv_text(frame))
-            files[path.name] = path.stat().st_size
-        summary["files"] = files
-        _atomic(out_dir / SUMMARY, to_json(summary) + "\n")
     except OSError as exc:
-        where = exc.filename or out_dir
-        raise ConfigError(f"{where}: cannot write the output folder {out_dir} ({exc.strerror or exc})") from None
+        raise cannot_write(exc.filename or out_dir, exc, what) from None
+    files = {}
+    for name, frame in tables.items():
+        path = out_dir / f"{name}.csv"
+        write_whole(path, csv_text(frame), what)
+        files[path.name] = path.stat().st_size
+    summary["files"] = files
+    write_whole(out_dir / SUMMARY, to_json(summary) + "\n", what)
     return out_dir
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:
     """One CSV written whole or not at all (a one-line error when it cannot be written)."""
-    try:
-        _atomic(path, csv_text(frame))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot write ({exc.strerror or exc})") from None
-
-
-def _atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and a rename."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_whole(path, csv_text(frame))
 
 
 def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
@@ -111,16 +98,64 @@ def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
     if files is None:  # written before summaries listed their tables
         paths = sorted(out_dir.glob("*.csv"))
     elif isinstance(files, dict) and all(isinstance(size, int) for size in files.values()):
-        paths = [out_dir / name for name in files]
-        for path in paths:
-            size = path.stat().st_size if path.is_file() else None
-            if size != files[path.name]:
-                found = "missing" if size is None else f"{size} bytes"
-                raise ConfigError(f"{out_dir}: damaged output folder: {path.name} is {found}, {SUMMARY} lists "
-                                  f"{files[path.name]} bytes (a full disk, or a copy cut short?)")
+        paths = [listed_table(out_dir, name, size) for name, size in files.items()]
     else:
         raise ConfigError(f"{summary_path}: key 'files': expected file names and sizes, got {files!r:.60}")
     return summary, {path.stem: read_table(path) for path in paths}
+
+
+def share(out_dir: Path, dest: Path, base: Path) -> Path:
+    """A copy of the run folder `out_dir` at `dest` (a new folder), for sending results to others:
+    its tables byte for byte, and summary.json with the input files' paths made relative
+    (`shared_path`). The folder is checked as `netsim report` checks it first."""
+    summary, tables = load_output(out_dir)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ConfigError(f"{dest}: already exists; --share writes a new folder")
+    what = f"the shared copy {dest}"
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(exc.filename or dest, exc, what) from None
+    for name in (f"{stem}.csv" for stem in tables):
+        write_whole(dest / name, (out_dir / name).read_bytes(), what)
+    for section, key in INPUT_PATHS:
+        entry = summary.get(section)
+        if isinstance(entry, dict) and isinstance(entry.get(key), str):
+            entry[key] = shared_path(entry[key], base)
+    write_whole(dest / SUMMARY, to_json(summary) + "\n", what)
+    return dest
+
+
+def shared_path(path: str, base: Path) -> str:
+    """An input file's path as a shared copy records it: relative to `base` (the working folder) or,
+    for a bundled config, to netsim's installation (`topologies/ring-8.toml`); any other path keeps
+    only its file name, so that no absolute path of this machine leaves in the copy."""
+    import netsim
+
+    given = Path(path)
+    if not given.is_absolute():
+        return path
+    for root in (base.resolve(), Path(netsim.__file__).resolve().parents[1]):
+        if given.resolve().is_relative_to(root):
+            return given.resolve().relative_to(root).as_posix()
+    return given.name
+
+
+def listed_table(out_dir: Path, name: str, size: int) -> Path:
+    """The table `name` that summary.json lists with `size` bytes, checked to be a plain CSV file in
+    `out_dir` itself (not a path elsewhere, nor a link out of the folder) of that size."""
+    path = out_dir / name
+    inside = (name == Path(name).name and name not in (".", "..") and "\\" not in name and name.endswith(".csv")
+              and not path.is_symlink())
+    if not inside:
+        raise ConfigError(f"{out_dir}: damaged output folder: {SUMMARY} lists {name!r:.80}, not a CSV file name "
+                          f"of this folder (netsim reads only the tables in the folder itself)")
+    found = path.stat().st_size if path.is_file() else None
+    if found != size:
+        shown = "missing" if found is None else f"{found} bytes"
+        raise ConfigError(f"{out_dir}: damaged output folder: {name} is {shown}, {SUMMARY} lists {size} bytes "
+                          f"(a full disk, or a copy cut short?)")
+    return path
 
 
 def read_table(path: Path) -> pd.DataFrame:

@@ -25,6 +25,7 @@ import pandas as pd
 
 from netsim import report
 from netsim.errors import ConfigError
+from netsim.files import whole_file
 from netsim.topology.base import coords_of
 from netsim.units import UnitError, format_size, parse_size, time_unit
 
@@ -312,8 +313,12 @@ def study_plot(plt, frame: pd.DataFrame, varied: list[str], metric: str, title: 
 
 
 def save(plt, figure, path: Path) -> Path:
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    """Write `figure` as a PNG at `path`, whole or not at all (netsim.files)."""
+    try:
+        with whole_file(path, binary=True, what="the plot") as out:
+            figure.savefig(out, dpi=120, format="png")
+    finally:
+        plt.close(figure)
     return path
 
 

@@ -174,8 +174,10 @@ class RunMonitor:
         self.view.note(text)
 
     def finish(self, network) -> None:
-        """After the run: the last sample; the view is closed by `watching`."""
+        """After the run: the last sample. From here on there is a result, so a stop waits until it
+        is written (netsim.progress.interruptible); the view is closed by `watching`."""
         self.sampler.sample(network)
+        self.simulating = True
 
     def snapshot(self, network) -> Snapshot:
         fraction, text = self.tracker(network) if self.tracker else (0.0, "")
@@ -195,17 +197,25 @@ class RunMonitor:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class Interrupted(KeyboardInterrupt):
+    """A stop signal that ends the command at once; it exits 128 + `signum` (130 Ctrl-C, 143 SIGTERM)."""
+
+    def __init__(self, signum: int):
+        super().__init__()
+        self.signum = signum
+
+
 @contextmanager
 def interruptible(monitor):
     """While inside: the first Ctrl-C (SIGINT) or SIGTERM sets `monitor.interrupted` and
-    `monitor.stop_signal` (the run stops at its next check and reports what it simulated; the
-    command exits 128 + the signal's number); a second one raises KeyboardInterrupt as usual, and
-    so does the first while the monitor is not `simulating` yet (building and issuing a large run
-    can take a while, and nothing is simulated to report)."""
+    `monitor.stop_signal` (the run stops at its next check and reports what it simulated; a run
+    already simulated is written whole first; the command exits 128 + the signal's number); a
+    second one raises Interrupted, and so does the first while the monitor is not `simulating` yet
+    (building and issuing a large run can take a while, and nothing is simulated to report)."""
 
     def handler(signum, frame):
         if monitor.interrupted or not monitor.simulating:
-            raise KeyboardInterrupt
+            raise Interrupted(signum)
         monitor.interrupted = True
         monitor.stop_signal = signum
 
@@ -223,13 +233,19 @@ def interruptible(monitor):
 
 
 @contextmanager
+def showing(view):
+    """The view's lifetime: closed when the block ends, however it ends."""
+    try:
+        yield view
+    finally:
+        view.close()
+
+
+@contextmanager
 def watching(monitor: RunMonitor):
     """Ctrl-C handling and the view's lifetime around a run."""
-    with interruptible(monitor):
-        try:
-            yield monitor
-        finally:
-            monitor.view.close()
+    with interruptible(monitor), showing(monitor.view):
+        yield monitor
 
 
 class StopRequested(Exception):

@@ -18,7 +18,7 @@ import pandas as pd
 
 from netsim import report
 from netsim.backends import congestion_aware_backends, create_network
-from netsim.budget import Budget
+from netsim.budget import Budget, topology_within_budget
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
@@ -76,13 +76,25 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
     return summary
 
 
+def chunks_per_npu(system_cfg: SystemConfig, collectives: list[tuple[str, int]]) -> int:
+    """Chunks of `collectives` (kind, bytes per NPU) in flight on one NPU at most (each at once)."""
+    splits = system_cfg.preferred_dataset_splits
+    return sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
+
+
+def topology_for(network_cfg: NetworkConfig, system_cfg: SystemConfig, collectives: list[tuple[str, int]],
+                 what: str):
+    """The run's topology, built within its memory budget (netsim.budget.topology_within_budget)."""
+    largest = max((nbytes for _, nbytes in collectives), default=0)
+    return topology_within_budget(network_cfg, what, chunks_per_npu(system_cfg, collectives), largest)
+
+
 def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> Budget:
     """What a run of `collectives` (kind, bytes per NPU; each in flight at once at worst) for
     `passes` will hold and move (netsim.budget), from NPU 0's plan. Flit-hops are counted for a
     backend with flits (its `flit_bytes`), one hop per byte sent: a lower bound on the work."""
     npus = network.topology.npus
-    splits = system.config.preferred_dataset_splits
-    chunks = sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
+    chunks = chunks_per_npu(system.config, collectives)
     flit_bytes = getattr(network, "flit_bytes", None)
     if not flit_bytes:
         return Budget(npus, chunks)
@@ -170,12 +182,13 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     monitor = monitor or RunMonitor()
     loop = loop_for(workload)
     started = time.perf_counter()
-    topology = network_cfg.build_topology()
-    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
-    systems = build_systems(network, system_cfg)
     comms = [(comm.kind, comm.nbytes) for layer in workload.layers
              for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
-    for line in budget(network, systems[0], comms, passes).check(f"this run of {workload.name}"):
+    what = f"this run of {workload.name}"
+    topology = topology_for(network_cfg, system_cfg, comms, what)
+    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+    systems = build_systems(network, system_cfg)
+    for line in budget(network, systems[0], comms, passes).check(what):
         monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
     role_of = role_for(workload)
@@ -239,7 +252,7 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     """
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    topology = network_cfg.build_topology()
+    topology = topology_for(network_cfg, system_cfg, [], f"this run of {spec}")
     trace = load_trace(spec, topology, comm_groups)
     check_memory(trace, memory)
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
@@ -304,7 +317,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     """
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    topology = network_cfg.build_topology()
+    topology = topology_for(network_cfg, system_cfg, [(kind, nbytes)], f"this {kind}")
     if topology.npus < 2:
         raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)

@@ -76,8 +76,8 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     if out is not None:
         prepare(Path(out))
     monitor = RunMonitor(f"netsim {command}", make_view(Console(stderr=True), quiet=not progress))
-    with watching(monitor):
+    with watching(monitor):  # through the writing: a stop once the run has ended waits for its outputs
         result = args.scenario(args, monitor)
-    if out is not None:
-        write_outputs(result.summary, result.tables, Path(out))
+        if out is not None:
+            write_outputs(result.summary, result.tables, Path(out))
     return result

@@ -50,12 +50,14 @@ import numpy as np
 
 from netsim.config import as_table, non_negative_int, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
+from netsim.files import append_whole, cannot_write, write_whole
 from netsim.progress import NullView, RunMonitor, Snapshot, watching
 from netsim.report import finite
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
 LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
+RESULTS_FILE = "the results file"  # how errors name it
 RECORD = {"point": int, "key": str, "params": dict, "seed": int, "status": str}  # every record's keys
 
 
@@ -242,8 +244,9 @@ def read_results(path: Path) -> dict[str, dict]:
 
 
 def open_results(path: Path):
-    """The results file opened for appending, after a torn last line is cut off (a complete record
-    that only lacks its newline gets one), so that every record starts a line of its own."""
+    """The results file opened for appending (unbuffered, for netsim.files.append_whole), after a
+    torn last line is cut off (a complete record that only lacks its newline gets one), so that every
+    record starts a line of its own."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         data = path.read_bytes() if path.is_file() else b""
@@ -251,14 +254,14 @@ def open_results(path: Path):
         complete = as_record(tail.decode("utf-8", "replace")) is not None
         if tail and not complete:
             os.truncate(path, len(data) - len(tail))
-        out = open(path, "a")
+        out = open(path, "ab", buffering=0)
         if tail and complete:
-            out.write("\n")
+            append_whole(out, "\n", RESULTS_FILE)
         return out
     except (FileExistsError, NotADirectoryError) as exc:  # a file where a folder of the path should be
-        raise ConfigError(f"{path}: cannot write the results file ({exc.filename} is not a folder)") from None
+        raise ConfigError(f"{path}: cannot write {RESULTS_FILE} ({exc.filename} is not a folder)") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the results file ({exc.strerror})") from None
+        raise cannot_write(exc.filename or path, exc, RESULTS_FILE) from None
 
 
 def _worker_start(parent: int) -> None:
@@ -375,8 +378,8 @@ def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
 
 
 def run_study(study: Study, jobs: int | None = None, scheduler: str | None = None, view=None) -> dict:
-    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted,
-    stop_signal, results). Points are made and checked against the results file as they are handed
+    """Run the study's unfinished points; returns counts (points, skipped, ok, failed, interrupted:
+    stopped before every point ran, stop_signal, results). Points are made and checked against the results file as they are handed
     out, so a large study shows progress at once. A results file holding records of other points
     (another study's, or this one's before it changed) is never written over: a one-line error."""
     if scheduler:
@@ -390,24 +393,22 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
     todo = (point for point in study.points if point.key not in done)
     with open_results(study.results) as out, watching(state):
         def emit(record: dict) -> None:
-            out.write(json.dumps(record, sort_keys=True) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+            append_whole(out, json.dumps(record, sort_keys=True) + "\n", RESULTS_FILE)
             state.record(record)
 
         if scheduler:
             _dask(todo, scheduler, state, emit)
         else:
             _local(todo, jobs or os.cpu_count() or 1, state, emit)
-    records = own_records(study, read_results(study.results))
-    if not state.interrupted and len(records) == total:
-        ordered = sorted(records.values(), key=lambda record: record["point"])
-        temporary = study.results.with_name(f".{study.results.name}.{os.getpid()}.tmp")
-        temporary.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered))
-        os.replace(temporary, study.results)
+        records = own_records(study, read_results(study.results))
+        finished = len(records) == total  # every point ran (a stop after the last one lost nothing)
+        if finished:
+            ordered = sorted(records.values(), key=lambda record: record["point"])
+            write_whole(study.results, "".join(json.dumps(r, sort_keys=True) + "\n" for r in ordered), RESULTS_FILE)
     statuses = [record["status"] for record in records.values()]
     return {"points": total, "skipped": len(done), "failed": statuses.count("error"), "ok": statuses.count("ok"),
-            "interrupted": state.interrupted, "stop_signal": state.stop_signal, "results": str(study.results)}
+            "interrupted": state.interrupted and not finished, "stop_signal": state.stop_signal,
+            "results": str(study.results)}
 
 
 def own_records(study: Study, records: dict[str, dict]) -> dict[str, dict]:

@@ -20,6 +20,7 @@ import random
 import time
 from typing import Callable
 
+from netsim.budget import topology_within_budget
 from netsim.errors import ConfigError
 from netsim.garnet.clock import Component
 from netsim.garnet.network import GarnetNetwork
@@ -154,7 +155,7 @@ class SynthRun:
         self.injection_delay = injection_delay
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
-        self.topology = network_config.build_topology()
+        self.topology = topology_within_budget(network_config, f"synthetic traffic on {network_config.name}")
         if self.topology.npus < 2:
             raise ConfigError(f"network '{network_config.name}' has {self.topology.npus} NPU: synthetic traffic "
                               "needs at least 2")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
+from netsim.files import cannot_write, write_whole
 from workload.legacy_parser import MAX_FIELD
 from workload.model import Comm, Layer, Workload
 from workload.roofline import Roofline
@@ -158,8 +159,8 @@ def write(workload: Workload, out_dir: Path) -> tuple[Path, Path]:
     legacy, toml = out_dir / f"{workload.name}.txt", out_dir / f"{workload.name}.toml"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        legacy.write_text(to_legacy(workload))
-        toml.write_text(to_toml(workload))
     except OSError as exc:
-        raise ConfigError(f"{exc.filename or out_dir}: cannot write the workload ({exc.strerror or exc})") from None
+        raise cannot_write(exc.filename or out_dir, exc, "the workload") from None
+    write_whole(legacy, to_legacy(workload), "the workload")
+    write_whole(toml, to_toml(workload), "the workload")
     return legacy, toml

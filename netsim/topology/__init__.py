@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple
 
 from netsim.topology.base import Dimension, Link, Topology
@@ -14,14 +15,16 @@ from netsim.topology.torus import TorusSpec, build_mesh, build_torus
 class TopologyKind(NamedTuple):
     spec: type
     build: Callable[[object, str], Topology]
+    npus: Callable[[object], int]  # NPUs of a spec, without building it (up-front budgets)
 
 
 TOPOLOGY_KINDS: dict[str, TopologyKind] = {
-    "torus": TopologyKind(TorusSpec, build_torus),
-    "mesh": TopologyKind(TorusSpec, build_mesh),
-    "switch": TopologyKind(SwitchSpec, build_switch),
-    "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical),
-    "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree),
+    "torus": TopologyKind(TorusSpec, build_torus, lambda spec: math.prod(spec.dims)),
+    "mesh": TopologyKind(TorusSpec, build_mesh, lambda spec: math.prod(spec.dims)),
+    "switch": TopologyKind(SwitchSpec, build_switch, lambda spec: spec.npus),
+    "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical,
+                                 lambda spec: math.prod(level.size for level in spec.dims)),
+    "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree, lambda spec: spec.leaves * spec.npus_per_leaf),
 }
 
 __all__ = ["Dimension", "Link", "Topology", "TOPOLOGY_KINDS", "LevelSpec", "TorusSpec", "SwitchSpec",

@@ -12,6 +12,7 @@ from typing import BinaryIO, Iterator
 from google.protobuf.message import DecodeError
 
 from netsim.errors import ConfigError
+from netsim.files import whole_file
 from workload.chakra.schema import GlobalMetadata, Node
 
 MAX_VARINT_BYTES = 10  # a uint64 needs at most 10 groups of 7 bits
@@ -84,8 +85,8 @@ def _parse(cls, frame: tuple[int, bytes], path: Path, what: str):
 
 
 def write_trace_file(path: Path, metadata, nodes) -> None:
-    """Write one `.et` file: `metadata`, then every node, each length-delimited."""
-    with path.open("wb") as stream:
+    """Write one `.et` file, whole or not at all: `metadata`, then every node, each length-delimited."""
+    with whole_file(path, binary=True, what="the trace file") as stream:
         write_message(stream, metadata)
         for node in nodes:
             write_message(stream, node)

@@ -111,7 +111,7 @@ def split_trace_spec(spec: str | Path) -> tuple[Path, dict[int, Path]]:
         for file in sorted(path.iterdir()):
             match = TRACE_FILE.match(file.name)
             if match and file.is_file():
-                groups[match["prefix"]][int(match["rank"])] = file
+                _add_rank(groups[match["prefix"]], match["rank"], file)
         if len(groups) > 1:
             raise ConfigError(f"{path}: holds the traces of {len(groups)} workloads ({', '.join(sorted(groups))}); "
                               f"give one as DIR/NAME")
@@ -126,8 +126,19 @@ def split_trace_spec(spec: str | Path) -> tuple[Path, dict[int, Path]]:
         for file in prefix.parent.iterdir():
             match = TRACE_FILE.match(file.name)
             if match and match["prefix"] == prefix.name and file.is_file():
-                files[int(match["rank"])] = file
+                _add_rank(files, match["rank"], file)
     return prefix, files
+
+
+def _add_rank(files: dict[int, Path], rank: str, file: Path) -> None:
+    """Record `file` as the trace of NPU `rank`; a second file of one rank (`NAME.0.et` and
+    `NAME.00.et`) is a one-line error, not one of them chosen silently."""
+    number = int(rank)
+    if number in files:
+        first, second = sorted((files[number], file))
+        raise ConfigError(f"{second}: a second trace file of rank {number} (beside {first.name}); a trace has one "
+                          f"file per NPU")
+    files[number] = file
 
 
 def is_trace_spec(spec: str | Path) -> bool:

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from netsim.errors import ConfigError
+from netsim.files import cannot_write, write_whole
 from netsim.topology import Topology
 from workload.chakra.record import Op, record
 from workload.chakra.schema import COLLECTIVE_COMM_TYPES, AttributeProto, BoolList, GlobalMetadata, Int32List, Node
@@ -90,7 +91,10 @@ def write_chakra(workload: Workload, topology: Topology, out_dir: Path, passes: 
     """Record `passes` iterations of `workload` on `topology` and write the traces into `out_dir`;
     returns the files written (the trace files in rank order, then the communicator groups, if any)."""
     graphs = record(workload, topology, passes)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(exc.filename or out_dir, exc, "the traces") from None
     tags, groups = _Numbering(0), _Numbering(1)  # ASTRA-sim: group 0 is every NPU
     metadata = GlobalMetadata(version=CHAKRA_VERSION, attr=[
         _attr("generator", string_val="netsim workload to-chakra"),
@@ -105,6 +109,6 @@ def write_chakra(workload: Workload, topology: Topology, out_dir: Path, passes: 
         written.append(path)
     if groups.numbers:
         path = out_dir / f"{workload.name}.comm_groups.json"
-        path.write_text(json.dumps({str(n): list(group) for group, n in groups.numbers.items()}, indent=2) + "\n")
+        write_whole(path, json.dumps({str(n): list(group) for group, n in groups.numbers.items()}, indent=2) + "\n")
         written.append(path)
     return written
