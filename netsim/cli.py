@@ -16,8 +16,8 @@ from rich.table import Table
 
 import netsim
 from netsim import report
-from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
-                           settings_of, toml_key)
+from netsim.config import (did_you_mean, non_negative_int, overrides_label, parse_override, positive_float,
+                           positive_int, settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, make_view, tick, watching
@@ -85,9 +85,12 @@ def finish(args, console: Console, result, print_table, stop_signal: int | None 
 
     Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when the run
     was stopped by one (its partial results are written)."""
-    from netsim.outputs import write_outputs
+    from netsim.outputs import SUMMARY, write_outputs
 
-    out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
+    out_dir = output_dir(args, result.name)
+    if (out_dir / SUMMARY).is_file() and not args.quiet:  # never replace a run without saying so
+        print(f"netsim: warning: {out_dir} held an earlier run; replaced it with this one", file=sys.stderr)
+    out = write_outputs(result.summary, result.tables, out_dir)
     if args.json:
         print(report.to_json(result.summary))
     elif not args.quiet:
@@ -212,6 +215,27 @@ def print_links(console: Console, links, top: int = 5) -> None:
 
 
 # ---------------------------------------------------------------------------- simulations
+def run_scenario(args, monitor):
+    """Run `args`' scenario and name its result by what ran: the network's name carries its own
+    --set overrides (netsim.network_config.load_network); this adds the rest that changes the
+    results (--backend, --algorithm, system and workload keys, a seed other than 0), so runs
+    with different settings get different names and default folders."""
+    result = args.scenario(args, monitor)
+    settings = [(["backend"], args.backend)] if getattr(args, "backend", None) else []
+    if getattr(args, "algorithm", None):
+        settings.append((["algorithm"], args.algorithm))
+    workload_items = [item for item in args.set if item.startswith("workload.")]
+    _, system_overrides = split_overrides([item for item in args.set if item not in workload_items])
+    settings += system_overrides + [parse_override(item) for item in workload_items]
+    if args.seed:
+        settings.append((["seed"], args.seed))
+    label = overrides_label(settings)
+    if label:
+        result.name += label
+        result.summary["name"] = result.name
+    return result
+
+
 # A scenario turns parsed arguments into a RunResult under a monitor; `netsim sweep` runs the same
 # scenarios for each point of a study, so a point behaves exactly like the command line it stands for.
 def scenario_run(args, monitor):
@@ -417,7 +441,7 @@ def cmd_simulate(args, console: Console) -> int:
     prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with watching(monitor):
-        result = args.scenario(args, monitor)
+        result = run_scenario(args, monitor)
     return finish(args, console, result, args.printer, monitor.stop_signal)
 
 
@@ -561,7 +585,7 @@ def print_study(console: Console, frame, varied: list[str], metric: str, limit: 
     """A study's results as a table: its varied parameters, status and headline metric (the first
     `limit` points; the CSV has them all)."""
     table = Table(title=f"{len(frame)} points: {metric}")
-    for column in ("point", *varied, "status", metric):
+    for column in ("point", *varied, "status", metric, "folder"):
         table.add_column(column, justify="right")
     for row in frame.head(limit).to_dict("records"):
         value = row.get(metric)
@@ -571,9 +595,10 @@ def print_study(console: Console, frame, varied: list[str], metric: str, limit: 
             shown = format_time(value)
         else:
             shown = f"{value:,.4g}" if isinstance(value, float) else str(value)
-        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown)
+        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown,
+                      str(row.get("folder", "")))
     if len(frame) > limit:
-        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV")
+        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV", "")
     console.print(table)
 
 

@@ -34,9 +34,11 @@ class Snapshot:
     """What a view shows: filled by RunMonitor.snapshot (or by the sweep runner)."""
 
     def __init__(self, title: str, fraction: float, text: str, wall_s: float, sim_ns: float | None = None,
-                 events: int | None = None, in_flight: int | None = None, busiest: list | None = None):
+                 events: int | None = None, in_flight: int | None = None, busiest: list | None = None,
+                 eta_fraction: float | None = None):
         self.title = title
         self.fraction = max(0.0, min(1.0, fraction))
+        self.eta_fraction = self.fraction if eta_fraction is None else max(0.0, min(1.0, eta_fraction))
         self.text = text
         self.wall_s = wall_s
         self.sim_ns = sim_ns
@@ -45,10 +47,11 @@ class Snapshot:
         self.busiest = busiest or []
 
     def eta_s(self) -> float | None:
-        """Wall seconds left, assuming the rest goes at the average pace so far."""
-        if self.fraction <= 0.0 or self.wall_s <= 0.0:
+        """Wall seconds left, assuming the rest goes at the average pace so far (`eta_fraction`: the
+        share of the work done within the wall time shown, if not `fraction`)."""
+        if self.eta_fraction <= 0.0 or self.wall_s <= 0.0:
             return None
-        return self.wall_s * (1.0 - self.fraction) / self.fraction
+        return self.wall_s * (1.0 - self.eta_fraction) / self.eta_fraction
 
     def fields(self) -> list[tuple[str, str]]:
         eta = self.eta_s()
@@ -82,6 +85,30 @@ class NullView:
 
     def update(self, snapshot: Snapshot) -> None:
         pass
+
+    def note(self, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class ProgressFile:
+    """A view for a run in another process (a sweep's point): its progress fraction, written to a
+    file about once a second (whole or not at all), for the sweep's own view to read."""
+
+    period = 1.0
+
+    def __init__(self, path):
+        self.path = path
+
+    def update(self, snapshot: Snapshot) -> None:
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        try:
+            temporary.write_text(f"{snapshot.fraction:.6f}")
+            temporary.replace(self.path)
+        except OSError:  # progress is a courtesy: a point never fails for it
+            pass
 
     def note(self, text: str) -> None:
         pass
