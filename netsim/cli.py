@@ -215,6 +215,16 @@ def print_links(console: Console, links, top: int = 5) -> None:
 
 
 # ---------------------------------------------------------------------------- simulations
+def settings_header(network) -> str:
+    """For the live view's header: a packet-backend network's settings in force on a line of their
+    own (netsim.packet_settings); nothing for the analytical backends."""
+    if network.backend != "garnet":
+        return ""
+    from netsim.packet_settings import packet_settings, settings_line
+
+    return "\n" + settings_line(packet_settings(network.garnet, network.build_topology()))
+
+
 def run_scenario(args, monitor):
     """Run `args`' scenario and name its result by what ran: the network's name carries its own
     --set overrides (netsim.network_config.load_network); this adds the rest that changes the
@@ -256,7 +266,7 @@ def scenario_run(args, monitor):
         if value is not None:
             raise ConfigError(f"{flag} applies to Chakra traces; {args.workload} is not one")
     workload = with_overrides(load_workload(args.workload), workload_items)
-    monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})"
+    monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})" + settings_header(network)
     return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
 
@@ -300,7 +310,8 @@ def trace_run(args, monitor, network, system, workload_items: list, passes: int)
         in_flight = option("--set workload.in-flight", non_negative_int, value)
     groups = load_comm_groups(args.comm_groups) if args.comm_groups else None
     memory = load_memory(args.memory) if args.memory else None
-    monitor.title = f"netsim run: Chakra trace {args.workload} on {network.name} ({network.backend})"
+    monitor.title = (f"netsim run: Chakra trace {args.workload} on {network.name} ({network.backend})"
+                     + settings_header(network))
     return run_trace(network, system, args.workload, comm_groups=groups, memory=memory, in_flight=in_flight,
                      seed=args.seed, monitor=monitor)
 
@@ -324,10 +335,11 @@ def scenario_collective(args, monitor):
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
     results = []
+    header = settings_header(network)
     for nbytes in sizes:
         monitor.restart(f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} "
                         f"({network.backend})" + (f", size {len(results) + 1} of {len(sizes)}" if len(sizes) > 1
-                                                  else ""), None)
+                                                  else "") + header, None)
         results.append(run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify,
                                       monitor=monitor))
         if monitor.interrupted:
@@ -365,13 +377,14 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
+    header = settings_header(network)
     conventions = {"include_source": args.include_source,
                    "injection_delay": option("--injection-delay", non_negative_int, args.injection_delay)}
 
     def watch(run: traffic.SynthRun, label: str) -> None:
         """Show `run` in the progress view, and let Ctrl-C stop it."""
         clock = run.network.clock
-        monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}",
+        monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}{header}",
                         lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
         tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
@@ -522,9 +535,16 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
 
 
 def cmd_topo(args, console: Console) -> None:
+    """A topology's summary; on the packet backend (its config's, or --backend garnet) with the
+    packet settings in force (netsim.packet_settings)."""
     network_overrides, _ = split_overrides(args.set)
-    config = load_network(args.network, network_overrides)
-    summary = config.build_topology().summary()
+    config = load_network(args.network, network_overrides, args.backend)
+    topology = config.build_topology()
+    summary = topology.summary()
+    if config.backend == "garnet":
+        from netsim.packet_settings import packet_settings
+
+        summary["packet_settings"] = packet_settings(config.garnet, topology)
     if args.json:
         print(report.to_json(summary))
         return
@@ -536,6 +556,10 @@ def cmd_topo(args, console: Console) -> None:
     table.add_row("bisection bandwidth", f"{summary['bisection_bandwidth_GBps']:g} GB/s")
     for index, dim in enumerate(summary["dims"]):
         table.add_row(f"dimension {index}", dim)
+    for key, value in summary.get("packet_settings", {}).items():
+        shown = "-".join(map(str, value)) if isinstance(value, list) else f"{value:g}" if isinstance(value, float) \
+            else str(value)
+        table.add_row(f"packet backend: {key}", shown)
     console.print(table)
 
 
@@ -566,8 +590,45 @@ def bundled_configs() -> dict[str, dict[str, str]]:
     return {"networks": networks, "systems": systems, "workloads": workloads}
 
 
+def declared_tables() -> dict[str, type]:
+    """Every config table whose keys are declared (netsim.config.setting), by the name a reader
+    knows it by: the network file, its [topology] per kind, [garnet], and the system config."""
+    from netsim.garnet.config import GarnetConfig
+    from netsim.topology import TOPOLOGY_KINDS, LevelSpec
+    from system.config import SystemConfig
+
+    kinds: dict[type, list[str]] = {}
+    for kind, entry in TOPOLOGY_KINDS.items():
+        kinds.setdefault(entry.spec, []).append(kind)
+    tables = {"network": NetworkFile}
+    for spec, names in kinds.items():
+        tables[f"topology (kind = {' or '.join(names)})"] = spec
+        if "hierarchical" in names:
+            tables["topology.dims (each [[topology.dims]] of a hierarchical network)"] = LevelSpec
+    return {**tables, "garnet": GarnetConfig, "system": SystemConfig}
+
+
 def cmd_list(args, console: Console) -> None:
-    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload."""
+    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload;
+    with --keys, every config key with its unit, default and meaning (netsim.config_keys)."""
+    if args.keys:
+        from rich.markup import escape
+
+        from netsim.config_keys import COLUMNS, config_keys
+
+        rows = config_keys(declared_tables())
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return
+        for table_name in dict.fromkeys(row["table"] for row in rows):
+            table = Table(title=escape(f"[{table_name}]"))
+            for column in COLUMNS[1:]:
+                table.add_column(column)
+            for row in rows:
+                if row["table"] == table_name:
+                    table.add_row(*(escape(row[column]) for column in COLUMNS[1:]))
+            console.print(table)
+        return
     configs = bundled_configs()
     if args.json:
         print(json.dumps(configs, indent=2))
@@ -825,11 +886,15 @@ def build_parser() -> argparse.ArgumentParser:
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 
     listing = commands.add_parser("list", help="the bundled networks, systems and workloads, with descriptions")
+    listing.add_argument("--keys", action="store_true",
+                         help="list every config key instead, with its unit, default and meaning")
     common(listing, "json")
     listing.set_defaults(handler=cmd_list)
 
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
+    topo.add_argument("--backend", choices=BACKEND_NAMES, help="override the network config's backend (garnet: "
+                                                               "show the packet settings in force)")
     common(topo, "set", "json")
     topo.set_defaults(handler=cmd_topo)
 

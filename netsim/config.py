@@ -183,7 +183,8 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
     declared = {toml_key(f): f for f in settings_of(cls)}
     for key in table:
         if key not in declared:
-            raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared))
+            raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared)
+                               + f"; the keys{' of ' + prefix.rstrip('.') if prefix else ''}: {', '.join(declared)}")
     values: dict[str, Any] = {}
     clock = table.get("clock_ghz")
     for key, f in declared.items():

@@ -69,7 +69,8 @@ class Snapshot:
         return rows
 
     def line(self) -> str:
-        return f"{self.title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
+        title = self.title.replace("\n", "; ")  # one line, whatever lines the live view's header has
+        return f"{title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
 
     def table(self) -> Table:
         table = Table(title=self.title, show_header=False, box=None, pad_edge=False)

@@ -71,6 +71,10 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
     }
     if any(column.endswith("_cycles") for table in tables.values() for column in table.columns):
         summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
+    if network.backend_name == "garnet":
+        from netsim.packet_settings import packet_settings
+
+        summary["packet_settings"] = packet_settings(network_cfg.garnet, network.topology)
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary
