@@ -172,6 +172,8 @@ def print_collective(console: Console, result) -> None:
         table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
         table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
     table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
+    if s.get("verified"):
+        table.add_row("verified", f"yes: every NPU's result checked against the {s['collective']} of the inputs")
     max_utilization_row(table, s)
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
@@ -385,7 +387,7 @@ def scenario_synth(args, monitor):
         """Show `run` in the progress view, and let Ctrl-C stop it."""
         clock = run.network.clock
         monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}{header}",
-                        lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
+                        lambda net: run.progress(), messages=False)  # (its packets are in the text)
         tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
     partial = False
@@ -681,7 +683,9 @@ def report_study(args, console: Console, path: Path) -> None:
     if args.plot:
         from netsim.plots import write_study_plot
 
-        written.append(write_study_plot(frame, varied, metric, csv.with_suffix(".png")))
+        # the default metric's plot is STUDY.results.png; another metric's is named by it (not written over)
+        png = csv.with_suffix(".png") if args.metric is None else csv.with_name(f"{csv.stem}.{metric}.png")
+        written.append(write_study_plot(frame, varied, metric, png))
     if args.json:
         print(frame.to_json(orient="records", indent=2))
         return

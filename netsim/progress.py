@@ -176,11 +176,13 @@ class RunMonitor:
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
-    def restart(self, title: str, tracker: Tracker | None) -> None:
+    def restart(self, title: str, tracker: Tracker | None, messages: bool = True) -> None:
         """A run starts (or the next of several: a synth sweep's loads): same view and Ctrl-C,
-        fresh samples, wall time and ETA."""
+        fresh samples, wall time and ETA. `messages`: show the network's messages in flight (not for
+        synthetic traffic, whose packets bypass the endpoints that count messages)."""
         self.title = title
         self.tracker = tracker
+        self.messages = messages
         self.sampler = LinkSampler()
         self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
         self.started = time.perf_counter()
@@ -217,7 +219,7 @@ class RunMonitor:
             busiest = [(links[i].src, links[i].dst, util) for util, i in reversed(deltas[-BUSIEST_SHOWN:]) if util > 0]
         self._last = (now, busy)
         return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events_so_far(),
-                        network.in_flight(), busiest)
+                        network.in_flight() if self.messages else None, busiest)
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
