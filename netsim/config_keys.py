@@ -75,6 +75,7 @@ def keys_markdown(rows: list[dict]) -> str:
         for row in rows:
             if row["table"] == table:
                 meaning = row["meaning"].replace("|", "\\|")
-                lines.append(f"| `{row['key']}` | {row['unit']} | `{row['default']}` | {meaning} |")
+                default = row["default"] if row["default"] in ("required", "unset") else f"`{row['default']}`"
+                lines.append(f"| `{row['key']}` | {row['unit']} | {default} | {meaning} |")
         lines.append("")
     return "\n".join(lines)
