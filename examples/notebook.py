@@ -13,7 +13,7 @@ for backend in ("analytical", "garnet"):
     print(f"{backend:>10}: {s['collective_time_ns'] / 1e3:8.1f} us, busbw {s['busbw_GBps']:6.2f} GB/s, "
           f"busiest link at {s['max_link_utilization']:.2f}")
 
-# %% The per-link table is a pandas DataFrame (links.csv's columns, README "What a run writes")
+# %% The per-link table is a pandas DataFrame (links.csv's columns: docs/outputs.md)
 links = result.tables["links"]
 print(links.groupby("dim")["utilization"].agg(["mean", "max"]))
 

@@ -141,6 +141,9 @@ class Network(ABC):
 
     backend_name = "abstract"
     models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
+    # True: link_counters() are exact at any simulated time, so a link sample may be taken before the
+    # next event passes its boundary (else only at or past it: next_counter_read is a promise then)
+    counters_any_time = False
     # Which symmetric collectives system.symmetric may run as one representative NPU on this backend:
     # None (none), "members" (any communicator), "everyone" (one spanning every NPU). Such a backend
     # has `uniform_orbit`, `mirror`, `send_mirrored` and `handed_off`.
@@ -214,6 +217,18 @@ class Network(ABC):
             next_time = peek()  # infinite once nothing is scheduled
             if next_time == float("inf") or next_time > limit:
                 break
+            if next_time > self.next_counter_read and self.counters_any_time and monitor is not None:
+                # a link sample is due before this event: the monitor takes it now, so a backend with few
+                # simpy events (the packet clock runs cycles between them) keeps the sampling cadence
+                due = self.next_counter_read
+                self.events += count
+                count = 0
+                if monitor.check(self):
+                    stopped = True
+                    break
+                if self.next_counter_read == due:  # this monitor samples nothing: ask no more
+                    self.next_counter_read = math.inf
+                continue
             step()
             count += 1
             if count >= self._check_every:

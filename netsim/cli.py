@@ -16,8 +16,8 @@ from rich.table import Table
 
 import netsim
 from netsim import report
-from netsim.config import (did_you_mean, non_negative_int, parse_override, positive_float, positive_int,
-                           settings_of, toml_key)
+from netsim.config import (did_you_mean, non_negative_int, overrides_label, parse_override, positive_float,
+                           positive_int, settings_of, toml_key)
 from netsim.errors import ConfigError, NetsimError, NetsimWarning
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, interruptible, make_view, showing, tick
@@ -85,9 +85,12 @@ def finish(args, console: Console, result, print_table, monitor: RunMonitor) -> 
 
     Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when a stop
     signal came (its partial results, or the whole result of a run that had ended, are written)."""
-    from netsim.outputs import write_outputs
+    from netsim.outputs import SUMMARY, write_outputs
 
-    out = write_outputs(result.summary, result.tables, output_dir(args, result.name))
+    out_dir = output_dir(args, result.name)
+    if (out_dir / SUMMARY).is_file() and not args.quiet:  # never replace a run without saying so
+        print(f"netsim: warning: {out_dir} held an earlier run; replaced it with this one", file=sys.stderr)
+    out = write_outputs(result.summary, result.tables, out_dir)
     if args.json:
         print(report.to_json(result.summary))
     elif not args.quiet:
@@ -173,6 +176,8 @@ def print_collective(console: Console, result) -> None:
         table.add_row("algorithm bandwidth", f"{s['algbw_GBps']:.3f} GB/s")
         table.add_row("bus bandwidth", f"{s['busbw_GBps']:.3f} GB/s")
     table.add_row("bytes sent (all NPUs)", f"{s['bytes_sent_total']:,}")
+    if s.get("verified"):
+        table.add_row("verified", f"yes: every NPU's result checked against the {s['collective']} of the inputs")
     max_utilization_row(table, s)
     table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
     console.print(table)
@@ -216,6 +221,37 @@ def print_links(console: Console, links, top: int = 5) -> None:
 
 
 # ---------------------------------------------------------------------------- simulations
+def settings_header(network) -> str:
+    """For the live view's header: a packet-backend network's settings in force on a line of their
+    own (netsim.packet_settings); nothing for the analytical backends."""
+    if network.backend != "garnet":
+        return ""
+    from netsim.packet_settings import packet_settings, settings_line
+
+    return "\n" + settings_line(packet_settings(network.garnet, network.build_topology()))
+
+
+def run_scenario(args, monitor):
+    """Run `args`' scenario and name its result by what ran: the network's name carries its own
+    --set overrides (netsim.network_config.load_network); this adds the rest that changes the
+    results (--backend, --algorithm, system and workload keys, a seed other than 0), so runs
+    with different settings get different names and default folders."""
+    result = args.scenario(args, monitor)
+    settings = [(["backend"], args.backend)] if getattr(args, "backend", None) else []
+    if getattr(args, "algorithm", None):
+        settings.append((["algorithm"], args.algorithm))
+    workload_items = [item for item in args.set if item.startswith("workload.")]
+    _, system_overrides = split_overrides([item for item in args.set if item not in workload_items])
+    settings += system_overrides + [parse_override(item) for item in workload_items]
+    if args.seed:
+        settings.append((["seed"], args.seed))
+    label = overrides_label(settings)
+    if label:
+        result.name += label
+        result.summary["name"] = result.name
+    return result
+
+
 # A scenario turns parsed arguments into a RunResult under a monitor; `netsim sweep` runs the same
 # scenarios for each point of a study, so a point behaves exactly like the command line it stands for.
 def scenario_run(args, monitor):
@@ -236,7 +272,7 @@ def scenario_run(args, monitor):
         if value is not None:
             raise ConfigError(f"{flag} applies to Chakra traces; {args.workload} is not one")
     workload = with_overrides(load_workload(args.workload), workload_items)
-    monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})"
+    monitor.title = f"netsim run: {workload.name} on {network.name} ({network.backend})" + settings_header(network)
     return run_training(network, system, workload, passes=passes, seed=args.seed, monitor=monitor)
 
 
@@ -280,7 +316,8 @@ def trace_run(args, monitor, network, system, workload_items: list, passes: int)
         in_flight = option("--set workload.in-flight", non_negative_int, value)
     groups = load_comm_groups(args.comm_groups) if args.comm_groups else None
     memory = load_memory(args.memory) if args.memory else None
-    monitor.title = f"netsim run: Chakra trace {args.workload} on {network.name} ({network.backend})"
+    monitor.title = (f"netsim run: Chakra trace {args.workload} on {network.name} ({network.backend})"
+                     + settings_header(network))
     return run_trace(network, system, args.workload, comm_groups=groups, memory=memory, in_flight=in_flight,
                      seed=args.seed, monitor=monitor)
 
@@ -304,10 +341,11 @@ def scenario_collective(args, monitor):
     network = load_network(args.network, network_overrides, args.backend)
     system = load_system(args.system, system_overrides)
     results = []
+    header = settings_header(network)
     for nbytes in sizes:
         monitor.restart(f"netsim collective: {args.kind} of {format_size(nbytes)} on {network.name} "
                         f"({network.backend})" + (f", size {len(results) + 1} of {len(sizes)}" if len(sizes) > 1
-                                                  else ""), None)
+                                                  else "") + header, None)
         results.append(run_collective(network, system, args.kind, nbytes, seed=args.seed, verify=args.verify,
                                       monitor=monitor))
         if monitor.interrupted:
@@ -346,14 +384,15 @@ def scenario_synth(args, monitor):
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
+    header = settings_header(network)
     conventions = {"include_source": args.include_source,
                    "injection_delay": option("--injection-delay", non_negative_int, args.injection_delay)}
 
     def watch(run: traffic.SynthRun, label: str) -> None:
         """Show `run` in the progress view, and let Ctrl-C stop it."""
         clock = run.network.clock
-        monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}",
-                        lambda net: (clock.now_cycle() / run.end, f"cycle {clock.now_cycle():,} of {run.end:,}"))
+        monitor.restart(f"netsim synth: {args.pattern} {label} on {network.name}{header}",
+                        lambda net: run.progress(), messages=False)  # (its packets are in the text)
         tick(run.network, clock.ns(max(1, min(run.end // 200, SYNTH_CHECK_CYCLES))), monitor)
 
     partial = False
@@ -423,7 +462,7 @@ def cmd_simulate(args, console: Console) -> int:
     monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
     with interruptible(monitor):  # through the writing: a stop once the run has ended waits for its outputs
         with showing(monitor.view):
-            result = args.scenario(args, monitor)
+            result = run_scenario(args, monitor)
         return finish(args, console, result, args.printer, monitor)
 
 
@@ -504,9 +543,16 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
 
 
 def cmd_topo(args, console: Console) -> None:
+    """A topology's summary; on the packet backend (its config's, or --backend garnet) with the
+    packet settings in force (netsim.packet_settings)."""
     network_overrides, _ = split_overrides(args.set)
-    config = load_network(args.network, network_overrides)
-    summary = config.build_topology().summary()
+    config = load_network(args.network, network_overrides, args.backend)
+    topology = config.build_topology()
+    summary = topology.summary()
+    if config.backend == "garnet":
+        from netsim.packet_settings import packet_settings
+
+        summary["packet_settings"] = packet_settings(config.garnet, topology)
     if args.json:
         print(report.to_json(summary))
         return
@@ -518,6 +564,10 @@ def cmd_topo(args, console: Console) -> None:
     table.add_row("bisection bandwidth", f"{summary['bisection_bandwidth_GBps']:g} GB/s")
     for index, dim in enumerate(summary["dims"]):
         table.add_row(f"dimension {index}", dim)
+    for key, value in summary.get("packet_settings", {}).items():
+        shown = "-".join(map(str, value)) if isinstance(value, list) else f"{value:g}" if isinstance(value, float) \
+            else str(value)
+        table.add_row(f"packet backend: {key}", shown)
     console.print(table)
 
 
@@ -548,8 +598,45 @@ def bundled_configs() -> dict[str, dict[str, str]]:
     return {"networks": networks, "systems": systems, "workloads": workloads}
 
 
+def declared_tables() -> dict[str, type]:
+    """Every config table whose keys are declared (netsim.config.setting), by the name a reader
+    knows it by: the network file, its [topology] per kind, [garnet], and the system config."""
+    from netsim.garnet.config import GarnetConfig
+    from netsim.topology import TOPOLOGY_KINDS, LevelSpec
+    from system.config import SystemConfig
+
+    kinds: dict[type, list[str]] = {}
+    for kind, entry in TOPOLOGY_KINDS.items():
+        kinds.setdefault(entry.spec, []).append(kind)
+    tables = {"network": NetworkFile}
+    for spec, names in kinds.items():
+        tables[f"topology (kind = {' or '.join(names)})"] = spec
+        if "hierarchical" in names:
+            tables["topology.dims (each [[topology.dims]] of a hierarchical network)"] = LevelSpec
+    return {**tables, "garnet": GarnetConfig, "system": SystemConfig}
+
+
 def cmd_list(args, console: Console) -> None:
-    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload."""
+    """`netsim list`: the bundled configs, usable by name with --network, --system and --workload;
+    with --keys, every config key with its unit, default and meaning (netsim.config_keys)."""
+    if args.keys:
+        from rich.markup import escape
+
+        from netsim.config_keys import COLUMNS, config_keys
+
+        rows = config_keys(declared_tables())
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return
+        for table_name in dict.fromkeys(row["table"] for row in rows):
+            table = Table(title=escape(f"[{table_name}]"))
+            for column in COLUMNS[1:]:
+                table.add_column(column)
+            for row in rows:
+                if row["table"] == table_name:
+                    table.add_row(*(escape(row[column]) for column in COLUMNS[1:]))
+            console.print(table)
+        return
     configs = bundled_configs()
     if args.json:
         print(json.dumps(configs, indent=2))
@@ -567,7 +654,7 @@ def print_study(console: Console, frame, varied: list[str], metric: str, limit: 
     """A study's results as a table: its varied parameters, status and headline metric (the first
     `limit` points; the CSV has them all)."""
     table = Table(title=f"{len(frame)} points: {metric}")
-    for column in ("point", *varied, "status", metric):
+    for column in ("point", *varied, "status", metric, "folder"):
         table.add_column(column, justify="right")
     for row in frame.head(limit).to_dict("records"):
         value = row.get(metric)
@@ -577,9 +664,10 @@ def print_study(console: Console, frame, varied: list[str], metric: str, limit: 
             shown = format_time(value)
         else:
             shown = f"{value:,.4g}" if isinstance(value, float) else str(value)
-        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown)
+        table.add_row(str(row["point"]), *(str(row.get(key, "")) for key in varied), row["status"], shown,
+                      str(row.get("folder", "")))
     if len(frame) > limit:
-        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV")
+        table.add_row("...", *([""] * len(varied)), "", f"{len(frame) - limit} more in the CSV", "")
     console.print(table)
 
 
@@ -601,7 +689,9 @@ def report_study(args, console: Console, path: Path) -> None:
     if args.plot:
         from netsim.plots import write_study_plot
 
-        written.append(write_study_plot(frame, varied, metric, csv.with_suffix(".png")))
+        # the default metric's plot is STUDY.results.png; another metric's is named by it (not written over)
+        png = csv.with_suffix(".png") if args.metric is None else csv.with_name(f"{csv.stem}.{metric}.png")
+        written.append(write_study_plot(frame, varied, metric, png))
     if args.json:
         print(frame.to_json(orient="records", indent=2))
         return
@@ -827,11 +917,15 @@ def build_parser() -> argparse.ArgumentParser:
     synth.set_defaults(handler=cmd_simulate, scenario=scenario_synth, printer=print_synth)
 
     listing = commands.add_parser("list", help="the bundled networks, systems and workloads, with descriptions")
+    listing.add_argument("--keys", action="store_true",
+                         help="list every config key instead, with its unit, default and meaning")
     common(listing, "json")
     listing.set_defaults(handler=cmd_list)
 
     topo = commands.add_parser("topo", help="summarise a topology")
     topo.add_argument("network", help="bundled network name or file")
+    topo.add_argument("--backend", choices=BACKEND_NAMES, help="override the network config's backend (garnet: "
+                                                               "show the packet settings in force)")
     common(topo, "set", "json")
     topo.set_defaults(handler=cmd_topo)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import json
 import math
 import re
@@ -182,7 +183,8 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
     declared = {toml_key(f): f for f in settings_of(cls)}
     for key in table:
         if key not in declared:
-            raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared))
+            raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared)
+                               + f"; the keys{' of ' + prefix.rstrip('.') if prefix else ''}: {', '.join(declared)}")
     values: dict[str, Any] = {}
     clock = table.get("clock_ghz")
     for key, f in declared.items():
@@ -259,6 +261,26 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     except RecursionError:
         raise ConfigError(f"--set {key}: {TOO_DEEP}") from None
     return key.split("."), value
+
+
+LABEL_LIMIT = 60  # a longer overrides label is replaced by a hash of the overrides
+
+
+def overrides_label(overrides) -> str:
+    """`--set` overrides ((path, value) pairs) as a short suffix for a run's name, so runs with
+    different settings are named (and their default folders placed) apart: `+dims=16x16+vcs=2`.
+    A key is shown without its table (`topology.`, `garnet.`); a list as its items joined by `x`.
+    Longer than LABEL_LIMIT characters: `+set-` and a hash of the overrides."""
+    parts = []
+    for path, value in overrides:
+        key = ".".join(path[1:] if len(path) > 1 else path)
+        shown = "x".join(map(str, value)) if isinstance(value, (list, tuple)) else json.dumps(value).strip('"')
+        parts.append(f"+{key}={shown}")
+    label = "".join(parts)
+    if len(label) > LABEL_LIMIT:
+        digest = hashlib.sha1(json.dumps([[list(p), v] for p, v in overrides], sort_keys=True).encode()).hexdigest()
+        label = f"+set-{digest[:10]}"
+    return label
 
 
 def apply_override(table: dict, path: list[str], value: Any) -> None:

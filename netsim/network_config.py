@@ -7,13 +7,15 @@ like a value written in the file.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from netsim.backends import BACKENDS
 from netsim.bundled import find_config
-from netsim.config import Source, apply_override, as_str, as_table, build, choice, read_toml, setting
+from netsim.config import (Source, apply_override, as_str, as_table, build, choice, overrides_label, read_toml,
+                           setting)
 from netsim.errors import ConfigError
 from netsim.garnet.config import GarnetConfig
 from netsim.topology import TOPOLOGY_KINDS, LevelSpec, Topology
@@ -119,4 +121,7 @@ def load_network(name_or_path: str | Path, overrides: list[tuple[list[str], Any]
             raise ConfigError(f"--backend {backend} and --set backend={chosen[-1]} disagree: give the backend once")
         table["backend"] = backend
     stem = path.name.rsplit(".", 1)[0]
-    return parse_network_table(table, source, stem)
+    config = parse_network_table(table, source, stem)
+    # a network changed by --set is named by what changed (a --set name=... names it outright)
+    label = overrides_label([(key_path, value) for key_path, value in overrides if list(key_path) != ["name"]])
+    return dataclasses.replace(config, name=config.name + label) if label else config

@@ -34,9 +34,11 @@ class Snapshot:
     """What a view shows: filled by RunMonitor.snapshot (or by the sweep runner)."""
 
     def __init__(self, title: str, fraction: float, text: str, wall_s: float, sim_ns: float | None = None,
-                 events: int | None = None, in_flight: int | None = None, busiest: list | None = None):
+                 events: int | None = None, in_flight: int | None = None, busiest: list | None = None,
+                 eta_fraction: float | None = None):
         self.title = title
         self.fraction = max(0.0, min(1.0, fraction))
+        self.eta_fraction = self.fraction if eta_fraction is None else max(0.0, min(1.0, eta_fraction))
         self.text = text
         self.wall_s = wall_s
         self.sim_ns = sim_ns
@@ -45,10 +47,11 @@ class Snapshot:
         self.busiest = busiest or []
 
     def eta_s(self) -> float | None:
-        """Wall seconds left, assuming the rest goes at the average pace so far."""
-        if self.fraction <= 0.0 or self.wall_s <= 0.0:
+        """Wall seconds left, assuming the rest goes at the average pace so far (`eta_fraction`: the
+        share of the work done within the wall time shown, if not `fraction`)."""
+        if self.eta_fraction <= 0.0 or self.wall_s <= 0.0:
             return None
-        return self.wall_s * (1.0 - self.fraction) / self.fraction
+        return self.wall_s * (1.0 - self.eta_fraction) / self.eta_fraction
 
     def fields(self) -> list[tuple[str, str]]:
         eta = self.eta_s()
@@ -66,7 +69,8 @@ class Snapshot:
         return rows
 
     def line(self) -> str:
-        return f"{self.title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
+        title = self.title.replace("\n", "; ")  # one line, whatever lines the live view's header has
+        return f"{title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
 
     def table(self) -> Table:
         table = Table(title=self.title, show_header=False, box=None, pad_edge=False)
@@ -82,6 +86,30 @@ class NullView:
 
     def update(self, snapshot: Snapshot) -> None:
         pass
+
+    def note(self, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class ProgressFile:
+    """A view for a run in another process (a sweep's point): its progress fraction, written to a
+    file about once a second (whole or not at all), for the sweep's own view to read."""
+
+    period = 1.0
+
+    def __init__(self, path):
+        self.path = path
+
+    def update(self, snapshot: Snapshot) -> None:
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        try:
+            temporary.write_text(f"{snapshot.fraction:.6f}")
+            temporary.replace(self.path)
+        except OSError:  # progress is a courtesy: a point never fails for it
+            pass
 
     def note(self, text: str) -> None:
         pass
@@ -148,11 +176,13 @@ class RunMonitor:
         self.restart(title, tracker)
         self.next_refresh = self.started + min(self.view.period, 1.0)
 
-    def restart(self, title: str, tracker: Tracker | None) -> None:
+    def restart(self, title: str, tracker: Tracker | None, messages: bool = True) -> None:
         """A run starts (or the next of several: a synth sweep's loads): same view and Ctrl-C,
-        fresh samples, wall time and ETA."""
+        fresh samples, wall time and ETA. `messages`: show the network's messages in flight (not for
+        synthetic traffic, whose packets bypass the endpoints that count messages)."""
         self.title = title
         self.tracker = tracker
+        self.messages = messages
         self.sampler = LinkSampler()
         self._last = None  # (sim ns, busy ns per link) at the last refresh, for "busiest now"
         self.started = time.perf_counter()
@@ -191,7 +221,7 @@ class RunMonitor:
             busiest = [(links[i].src, links[i].dst, util) for util, i in reversed(deltas[-BUSIEST_SHOWN:]) if util > 0]
         self._last = (now, busy)
         return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events_so_far(),
-                        network.in_flight(), busiest)
+                        network.in_flight() if self.messages else None, busiest)
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

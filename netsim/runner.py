@@ -71,6 +71,10 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
     }
     if any(column.endswith("_cycles") for table in tables.values() for column in table.columns):
         summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
+    if network.backend_name == "garnet":
+        from netsim.packet_settings import packet_settings
+
+        summary["packet_settings"] = packet_settings(network_cfg.garnet, network.topology)
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary
@@ -308,6 +312,26 @@ def collective_tracker(systems: list, events: list):
     return track
 
 
+RING_COLLECTIVES = ("all-reduce", "reduce-scatter", "all-gather")
+
+
+def store_and_forward_caveat(network, system_cfg: SystemConfig, kind: str) -> list[str]:
+    """A warning when the congestion-aware backend's store-and-forward makes a ring collective
+    through a switch pessimistic: each ring step's message is serialized twice (into the switch,
+    then out), where packets cut through, so with nothing else contending the time comes out up to
+    about 2x the packet backend's."""
+    if not network.backend_name == "congestion-aware" or kind not in RING_COLLECTIVES:
+        return []
+    algorithms = system_cfg.algorithms(kind)
+    switched = [d for d, dim in enumerate(network.topology.dims)
+                if dim.kind == "switch" and algorithms[min(d, len(algorithms) - 1)] == "ring"]
+    if not switched:
+        return []
+    return [f"the congestion-aware backend stores and forwards whole messages, so each ring step through the "
+            f"switch of dimension {', '.join(map(str, switched))} pays its serialization twice where packets cut "
+            f"through: this {kind} may take up to about 2x the packet backend's time (--backend garnet)"]
+
+
 def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int,
                    seed: int = 0, verify: bool = False, monitor: RunMonitor | None = None) -> RunResult:
     """Every NPU issues one `kind` collective of `nbytes` at time 0; report its time and bandwidths.
@@ -323,6 +347,8 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg)
     for line in budget(network, systems[0], [(kind, nbytes)], 1).check(f"this {kind}"):
+        monitor.note(line)
+    for line in store_and_forward_caveat(network, system_cfg, kind):
         monitor.note(line)
     functional = None
     if verify:

@@ -61,7 +61,7 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     """Run `command`'s scenario on `options` (None: the default) and `overrides` (--set KEY=VALUE)."""
     from rich.console import Console
 
-    from netsim.cli import build_parser, command_line, option, set_option
+    from netsim.cli import build_parser, command_line, option, run_scenario, set_option
     from netsim.config import non_negative_int
     from netsim.outputs import prepare, write_outputs
     from netsim.progress import RunMonitor, make_view, watching
@@ -77,7 +77,7 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
         prepare(Path(out))
     monitor = RunMonitor(f"netsim {command}", make_view(Console(stderr=True), quiet=not progress))
     with watching(monitor):  # through the writing: a stop once the run has ended waits for its outputs
-        result = args.scenario(args, monitor)
+        result = run_scenario(args, monitor)
         if out is not None:
             write_outputs(result.summary, result.tables, Path(out))
     return result

@@ -4,6 +4,7 @@ A study file:
 
     seed = 1                         # study seed; each point's seed derives from it
     results = "results.jsonl"        # default: STUDY.results.jsonl beside the study file
+    out = "points"                   # each point's output folder goes in here (default: STUDY.points)
     [base]                           # one scenario, as on the command line
     command = "collective"           # run | collective | synth
     kind = "all-reduce"              # collective's KIND (positional)
@@ -26,6 +27,11 @@ retries failed ones. A failing point is recorded with its one-line error and the
 When all points are done the file is rewritten in point order: the same study gives the same file
 however it was interrupted and whatever the number of workers (each point's seed comes from the
 study seed through numpy's SeedSequence; wall times are left out for that reason).
+Each point writes the output folder its command would (summary.json, links.csv, vcs.csv, ...;
+`netsim report` reads it) into the study's `out` folder, named by its number and varied settings
+(`p03+buffer_flits=8`); its record names it (`folder`, relative to the results file). While points
+run, each reports its own progress (bytes delivered) in `.progress` in its folder, so the sweep's
+view and ETA move with the running points, not only when one finishes.
 """
 
 from __future__ import annotations
@@ -48,10 +54,10 @@ from pathlib import Path
 
 import numpy as np
 
-from netsim.config import as_table, non_negative_int, read_text, read_toml
+from netsim.config import as_table, non_negative_int, overrides_label, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
 from netsim.files import append_whole, cannot_write, write_whole
-from netsim.progress import NullView, RunMonitor, Snapshot, watching
+from netsim.progress import NullView, ProgressFile, RunMonitor, Snapshot, watching
 from netsim.report import finite
 from netsim.units import UnitError
 
@@ -59,6 +65,7 @@ COMMANDS = ("run", "collective", "synth")
 LEFT_OUT = ("wall_time_s",)  # not reproducible: kept out of the results file
 RESULTS_FILE = "the results file"  # how errors name it
 RECORD = {"point": int, "key": str, "params": dict, "seed": int, "status": str}  # every record's keys
+PROGRESS = ".progress"  # a running point's progress (a fraction), in its folder
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,23 @@ class Point:
         text = json.dumps({"params": self.params, "seed": self.seed}, sort_keys=True)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def folder_name(self, points: int) -> str:
+        """The point's output folder: its number (as wide as the study's largest) and varied settings,
+        e.g. `p03+buffer_flits=8+kind=all-to-all`."""
+        from netsim.outputs import folder_name
+
+        label = overrides_label([(key.split("."), value) for key, value in self.varied.items()])
+        return folder_name(f"p{self.index:0{len(str(max(0, points - 1)))}d}{label}")
+
 
 @dataclass(frozen=True)
 class Study:
     results: Path
     points: "Points"
+    folders: Path  # each point's output folder is made in here
+
+    def folder(self, point: Point) -> Path:
+        return self.folders / point.folder_name(len(self.points))
 
 
 class Points(Sequence):
@@ -156,10 +175,10 @@ def _each_setting_once(base: dict, grid: dict, zipped: dict, source) -> None:
 def load_study(path: Path) -> Study:
     """Read and expand a study file (see the module docstring)."""
     table, source = read_toml(path)
-    unknown = set(table) - {"seed", "results", "base", "grid", "zip"}
+    unknown = set(table) - {"seed", "results", "out", "base", "grid", "zip"}
     if unknown:
         key = sorted(unknown)[0]
-        raise source.error(key, "unknown key (expected seed, results, [base], [grid], [zip])")
+        raise source.error(key, "unknown key (expected seed, results, out, [base], [grid], [zip])")
     base = _value(table, "base", as_table, {}, source)
     if base.get("command") not in COMMANDS:
         raise source.error("base.command", f"expected one of {', '.join(COMMANDS)}")
@@ -168,6 +187,10 @@ def load_study(path: Path) -> Study:
     for name, varied in (("grid", grid), ("zip", zipped)):
         if name in table and not varied:
             raise source.error(name, f"[{name}] is empty: list the values to vary in it, or leave it out")
+    for name, settings in (("base", base), ("grid", grid), ("zip", zipped)):
+        if "out" in settings:
+            raise source.error(f"{name}.out", "each point writes its own folder: name the folder they go in with "
+                                              "out = \"NAME\" at the study's top level")
     _each_setting_once(base, grid, zipped, source)
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
@@ -182,7 +205,10 @@ def load_study(path: Path) -> Study:
         raise source.error("results", f"expected a file name in the study's folder, got {results_name!r} "
                                       f"(results stay beside the study)")
     results = path.parent / results_name
-    return Study(results, Points(base, grid, zipped, seed))
+    folders = table.get("out", f"{path.stem}.points")
+    if not isinstance(folders, str) or not folders or Path(folders).name != folders or folders in (".", ".."):
+        raise source.error("out", f"expected a folder name in the study's folder, got {folders!r}")
+    return Study(results, Points(base, grid, zipped, seed), path.parent / folders)
 
 
 def point_argv(point: Point, parser=None) -> list[str]:
@@ -192,22 +218,37 @@ def point_argv(point: Point, parser=None) -> list[str]:
     return command_line(point.params, parser) + ["--seed", str(point.seed), "--quiet"]
 
 
-def run_point(point: Point) -> dict:
-    """Run one point (in a worker); never raises: a failure becomes the record's error."""
-    from netsim.cli import build_parser
+def run_point(point: Point, folder: Path, results: Path) -> dict:
+    """Run one point (in a worker) and write its output folder `folder` (its record names it
+    relative to the `results` file); never raises: a failure becomes the record's error."""
+    from netsim.cli import build_parser, run_scenario
+    from netsim.outputs import write_outputs
 
     record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
+    progress = folder / PROGRESS
     try:
         parser = build_parser()
         args = parser.parse_args(point_argv(point, parser))  # a bad option: ConfigError
-        result = args.scenario(args, RunMonitor())
+        folder.mkdir(parents=True, exist_ok=True)
+        result = run_scenario(args, RunMonitor(view=ProgressFile(progress)))
+        write_outputs(result.summary, result.tables, folder)
     except NetsimError as exc:
         return {**record, "status": "error", "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - a failing point must not stop the sweep
         return {**record, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        progress.unlink(missing_ok=True)
     metrics = finite({key: value for key, value in result.summary.items()  # strict JSON, as summary.json
                       if isinstance(value, (bool, int, float, str)) and key not in LEFT_OUT})
-    return {**record, "status": "ok", "result": metrics}
+    return {**record, "status": "ok", "folder": os.path.relpath(folder, results.parent), "result": metrics}
+
+
+def running_progress(folder: Path) -> float:
+    """A running point's progress (0 to 1) as its worker last wrote it; 0 before it has."""
+    try:
+        return min(1.0, max(0.0, float(folder.joinpath(PROGRESS).read_text())))
+    except (OSError, ValueError):
+        return 0.0
 
 
 def as_record(line: str) -> dict | None:
@@ -292,31 +333,52 @@ class SweepState:
         self.simulating = True  # a stop is taken between points from the start (netsim.progress.interruptible)
         self.started = time.perf_counter()
         self.next_refresh = 0.0
+        self.skipped = skipped
+        self.running: list[tuple[str, Path]] = []  # (label, folder) of the points handed out, not finished
 
     def record(self, record: dict) -> None:
         self.done += 1
         self.failed += record["status"] != "ok"
+        self.refresh(force=self.done == self.total)
+
+    def refresh(self, force: bool = False) -> None:
+        """Show the sweep's progress (at most every view.period): the finished points plus each running
+        point's own progress; the ETA is based on this run's share of the work (points skipped as
+        already done are left out of it)."""
         now = time.perf_counter()
-        if now >= self.next_refresh or self.done == self.total:
-            self.next_refresh = now + self.view.period
-            self.view.update(Snapshot("netsim sweep", self.done / max(1, self.total),
-                                      f"{self.done:,}/{self.total:,} points, {self.failed} failed", now - self.started))
+        if now < self.next_refresh and not force:
+            return
+        self.next_refresh = now + self.view.period
+        shares = [(label, running_progress(folder)) for label, folder in self.running]
+        moving = sum(share for _, share in shares)
+        text = f"{self.done:,}/{self.total:,} points, {self.failed} failed"
+        started = [f"{label} {share:.0%}" for label, share in shares if share > 0]
+        if started:
+            text += "; running " + ", ".join(started[:4]) + (" ..." if len(started) > 4 else "")
+        todo = max(1, self.total - self.skipped)
+        self.view.update(Snapshot("netsim sweep", (self.done + moving) / max(1, self.total), text, now - self.started,
+                                  eta_fraction=(self.done - self.skipped + moving) / todo))
 
 
-def _local(todo, jobs: int, state: SweepState, emit) -> None:
+def _local(todo, jobs: int, state: SweepState, emit, study: Study) -> None:
     """Run the points of the iterator `todo` in `jobs` worker processes, at most 2 * jobs handed out
     at a time (a million-point study is not submitted up front); on a stop, end the workers."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
-    pending: set = set()
+    pending: dict = {}  # future: (label, folder) of its point
     try:
         while not state.interrupted:
             while len(pending) < 2 * jobs and (point := next(todo, None)) is not None:
-                pending.add(pool.submit(run_point, point))
+                folder = study.folder(point)
+                pending[pool.submit(run_point, point, folder, study.results)] = (f"p{point.index}", folder)
             if not pending:
                 break
-            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            state.running = list(pending.values())
+            finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for future in finished:
+                del pending[future]
+                state.running = list(pending.values())
                 emit(future.result())
+            state.refresh()
     except BrokenProcessPool:
         raise NetsimError("a sweep worker process died (out of memory, or killed); finished points are "
                           "in the results file, a rerun resumes") from None
@@ -351,7 +413,7 @@ def check_scheduler(address: str) -> str:
     return address
 
 
-def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
+def _dask(todo, scheduler: str, state: SweepState, emit, study: Study) -> None:
     """Run the points of `todo` on a Dask cluster, a bounded number submitted at a time."""
     try:
         from distributed import Client, as_completed
@@ -363,7 +425,9 @@ def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
     with client:
         in_flight = 2 * max(1, sum(client.nthreads().values()))
-        futures = as_completed(client.map(run_point, list(itertools.islice(todo, in_flight)), pure=False))
+        first = list(itertools.islice(todo, in_flight))
+        futures = as_completed(client.map(run_point, first, [study.folder(point) for point in first],
+                                          [study.results] * len(first), pure=False))
         try:
             for future in futures:
                 emit(future.result())
@@ -371,7 +435,7 @@ def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
                     break
                 point = next(todo, None)
                 if point is not None:
-                    futures.add(client.submit(run_point, point, pure=False))
+                    futures.add(client.submit(run_point, point, study.folder(point), study.results, pure=False))
         finally:
             futures.clear()
             client.cancel(list(client.futures.values()) if hasattr(client, "futures") else [])
@@ -397,9 +461,9 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
             state.record(record)
 
         if scheduler:
-            _dask(todo, scheduler, state, emit)
+            _dask(todo, scheduler, state, emit, study)
         else:
-            _local(todo, jobs or os.cpu_count() or 1, state, emit)
+            _local(todo, jobs or os.cpu_count() or 1, state, emit, study)
         records = own_records(study, read_results(study.results))
         finished = len(records) == total  # every point ran (a stop after the last one lost nothing)
         if finished:
@@ -427,10 +491,11 @@ def own_records(study: Study, records: dict[str, dict]) -> dict[str, dict]:
 
 def sweep(name: str, base: dict, grid: dict, out_dir: Path, zipped: dict | None = None, seed: int = 0,
           jobs: int | None = None, view=None):
-    """For scripts: run a study given as dicts (results in OUT_DIR/NAME.results.jsonl, resumable
-    like any study) and return its results_frame; raises ConfigError if a point failed."""
+    """For scripts: run a study given as dicts (results in OUT_DIR/NAME.results.jsonl, each point's
+    folder in OUT_DIR/NAME.points, resumable like any study) and return its results_frame; raises
+    ConfigError if a point failed."""
     results = out_dir / f"{name}.results.jsonl"
-    study = Study(results, Points(base, grid, zipped or {}, seed))
+    study = Study(results, Points(base, grid, zipped or {}, seed), out_dir / f"{name}.points")
     counts = run_study(study, jobs, view=view)
     if counts["interrupted"]:
         raise KeyboardInterrupt
@@ -446,7 +511,7 @@ def results_frame(path: Path):
     import pandas as pd
 
     rows = [{"point": r["point"], "seed": r["seed"], "status": r["status"], "error": r.get("error", ""),
-             **r["params"], **r.get("result", {})} for r in read_results(path).values()]
+             "folder": r.get("folder", ""), **r["params"], **r.get("result", {})} for r in read_results(path).values()]
     return pd.DataFrame(rows).sort_values("point").reset_index(drop=True) if rows else pd.DataFrame()
 
 

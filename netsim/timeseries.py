@@ -29,9 +29,11 @@ class LinkSampler:
         self.samples: list[tuple[float, np.ndarray, np.ndarray]] = []
 
     def maybe_sample(self, network) -> None:
-        """Sample if simulated time has reached the next boundary."""
+        """Sample if simulated time has reached the next boundary, or the next event would pass it
+        on a network whose counters are exact between events (`counters_any_time`: Network.run asks
+        then, so a backend with sparse events keeps the cadence)."""
         now = network.env.now
-        if now >= self.next_at:
+        if now >= self.next_at or (network.counters_any_time and network.env.peek() > self.next_at):
             self.sample(network)
 
     def sample(self, network) -> None:

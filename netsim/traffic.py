@@ -193,6 +193,17 @@ class SynthRun:
             self.measured_out -= 1
             self.measured_stats.add(packet, cycle)
 
+    def progress(self) -> tuple[float, str]:
+        """For the live view: the share of the run's cycles done and what it is doing (warming up,
+        measuring, or draining the measured packets after the window, at most `cycles` more)."""
+        now = self.network.clock.now_cycle()
+        inside = f"{self.network.packets_in_network:,} packets in the network"
+        if now < self.end:
+            phase = "warming up" if now < self.warmup else "measuring"
+            return now / self.end, f"cycle {now:,} of {self.end:,} ({phase}); {inside}"
+        return 0.999, (f"draining: {self.measured_out:,} measured packets still out at cycle {now:,} (measured "
+                       f"until {self.end:,}; stops waiting at {self.end + self.cycles:,}); {inside}")
+
     def execute(self) -> dict:
         """Warm up, measure, drain (for at most as long again); return the summary."""
         self.started = time.perf_counter()

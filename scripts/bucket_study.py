@@ -1,6 +1,6 @@
-"""DDP gradient bucketing: iteration time against bucket size (ResNet-50, data parallel, analytical).
+"""DDP gradient bucketing: iteration time against bucket size (ResNet-50, data parallel).
 
-    python scripts/bucket_study.py [--network torus-4x4] [--out bucket-study]
+    python scripts/bucket_study.py [--network torus-4x4] [--backend garnet] [--out results/bucket_study]
 
 Writes bucket_study.csv and, when matplotlib is importable, bucket_study.png (else says so).
 "Per layer" is ASTRA-sim's DATA loop (one all-reduce per layer, no bucketing).
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim.network_config import load_network
+from netsim.network_config import BACKEND_NAMES, load_network
 from netsim.runner import run_training
 from netsim.units import parse_size
 from system import load_system
@@ -26,9 +26,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--network", default="torus-4x4")
     parser.add_argument("--workload", default="Resnet50_DataParallel")
-    parser.add_argument("--out", default="bucket-study")
+    parser.add_argument("--backend", choices=BACKEND_NAMES, help="override the network's backend (default: its own)")
+    parser.add_argument("--out", default="results/bucket_study", help="results folder (default results/bucket_study)")
     args = parser.parse_args()
-    network, system, base = load_network(args.network, []), load_system("default", []), load_workload(args.workload)
+    network = load_network(args.network, [], args.backend)
+    system, base = load_system("default", []), load_workload(args.workload)
     rows = []
     for label in ("per layer", *SIZES):
         workload = base if label == "per layer" else base.with_options(bucket_size=[parse_size(label)])
@@ -56,7 +58,7 @@ def main() -> None:
     ax.set_xscale("log")
     ax.set_xlabel("bucket size (MiB)")
     ax.set_ylabel("iteration time (us)")
-    ax.set_title(f"{args.workload} on {args.network}")
+    ax.set_title(f"{args.workload} on {args.network} ({network.backend})")
     ax.legend()
     fig.tight_layout()
     fig.savefig(out / "bucket_study.png", dpi=120)

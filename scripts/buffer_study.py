@@ -64,28 +64,35 @@ def measure(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
     return frame
 
 
+def vc_style(index: int) -> dict:
+    """How the line of the `index`-th VC count is drawn: its own marker and line style, and each
+    marker smaller and hollower than the one before, so lines that coincide (2 and 4 VCs often
+    give the same times) still show every marker."""
+    markers, styles = "os^D", ("-", "--", ":", "-.")
+    return {"marker": markers[index % 4], "linestyle": styles[index % 4], "markersize": max(3, 9 - 3 * index),
+            "fillstyle": "full" if index == 0 else "none", "markeredgewidth": 1.5}
+
+
 def plot(out: Path, frame: pd.DataFrame) -> None:
     plt = pyplot()
     times = [c for c in frame.columns if c.endswith("_ns")]
     fig, axes = plt.subplots(len(NETWORKS), len(times) + 1, figsize=(4.6 * (len(times) + 1), 3.4 * len(NETWORKS)),
                              squeeze=False, constrained_layout=True)
-    markers, styles = "os^D", ("-", "--", ":", "-.")
     depths = sorted(frame["garnet.buffer_flits"].unique())
     for row, network in enumerate(NETWORKS):
         part = frame[frame["network"] == network]
         for col, metric in enumerate(times):
             ax = axes[row][col]
             for index, (vcs, group) in enumerate(part.groupby("garnet.vcs")):
-                ax.plot(group["garnet.buffer_flits"], group[metric] / 1e3, marker=markers[index % 4],
-                        linestyle=styles[index % 4], label=f"{vcs} VCs")
+                ax.plot(group["garnet.buffer_flits"], group[metric] / 1e3, label=f"{vcs} VCs", **vc_style(index))
             ax.set_ylabel(metric.removesuffix("_ns").replace("_", " ") + " (us)")
         ax = axes[row][len(times)]
         for index, (vcs, group) in enumerate(part.groupby("garnet.vcs")):
             known = group["saturation_low"].notna()
             bounded = ~known & group["saturation_high"].notna()
             high = group["saturation_high"].fillna(group["saturation_low"])
-            line, = ax.plot(group["garnet.buffer_flits"][known], group["saturation_low"][known],
-                            marker=markers[index % 4], linestyle=styles[index % 4], label=f"{vcs} VCs")
+            line, = ax.plot(group["garnet.buffer_flits"][known], group["saturation_low"][known], label=f"{vcs} VCs",
+                            **vc_style(index))
             ax.vlines(group["garnet.buffer_flits"][known], group["saturation_low"][known], high[known],
                       color=line.get_color(), alpha=0.5)
             if bounded.any():

@@ -149,10 +149,10 @@ def test_version_and_list_name_every_bundled_config(tmp_path):
     assert "torus-8x8-noc" in listed["networks"] and "default" in listed["systems"]
     assert "Resnet50_DataParallel" in listed["workloads"]
     assert all(text for entries in listed.values() for text in entries.values())
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    configs_page = (Path(__file__).resolve().parents[1] / "docs" / "configs.md").read_text()
     for entries in listed.values():
         for name in entries:
-            assert f"`{name}`" in readme, f"README's bundled list misses {name}"
+            assert f"`{name}`" in configs_page, f"docs/configs.md's bundled list misses {name}"
 
 
 def test_a_size_range_runs_every_size_into_one_table_and_csv(tmp_path):
@@ -189,17 +189,17 @@ def test_a_sweep_prints_its_table_and_report_makes_a_csv_and_a_plot(tmp_path):
 
 
 def readme_row(readme: str, label: str) -> list[str]:
-    """The backquoted names in README's output-table row for `label` (its first cell), in order."""
+    """The backquoted names in docs/outputs.md's output-table row for `label` (its first cell), in order."""
     row = next(line for line in readme.splitlines() if line.startswith(f"| {label} |"))
     return re.findall(r"`([^`]+)`", row.split("|", 2)[2])
 
 
 def test_readme_documents_every_column_in_file_order(tmp_path):
     """Every CSV a run, collective, synth, size range and packet-backend run writes: each column in
-    README's row for that file, in the file's order."""
+    docs/outputs.md's row for that file (README's reference, moved there), in the file's order."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "outputs.md").read_text()
     runs = {"r": ["run", "--network", "ring-8", "--workload", "microAllReduce", "--backend", "garnet"],
             "c": ["collective", "broadcast", "--size", "16KiB", "--network", "ring-8", "--backend", "garnet"],
             "s": ["synth", "--network", "torus-8x8-noc", "--pattern", "uniform", "--rate", "0.1", "--cycles", "300"],
@@ -216,8 +216,8 @@ def test_readme_documents_every_column_in_file_order(tmp_path):
         documented = readme_row(readme, label)
         columns = list(pd.read_csv(csv, nrows=0).columns)
         missing = [column for column in columns if column not in documented]
-        assert not missing, f"{csv.parent.name}/{csv.name}: README does not document {missing}"
-        assert [c for c in documented if c in columns] == columns, f"{csv.name}: README's order is not the file's"
+        assert not missing, f"{csv.parent.name}/{csv.name}: docs/outputs.md does not document {missing}"
+        assert [c for c in documented if c in columns] == columns, f"{csv.name}: docs/outputs.md's order is not the file's"
 
 
 @pytest.mark.parametrize("command", [["run", "--workload", "microAllToAll"],

@@ -157,7 +157,8 @@ def test_training_progress_follows_the_bytes_still_to_deliver_on_every_npu(tmp_p
     delivered, events = sum(result.tables["npus"]["bytes_received"]), result.summary["events"]
     assert len(monitor.seen) > 20 and monitor.tracker(monitor.network)[0] == 1.0
     for fraction, so_far, at in monitor.seen:
-        assert fraction < 1.0
+        assert fraction < 1.0 or so_far == delivered  # 100% only once every byte is in (a link sample may
+        # be taken between the last delivery and the last weight update)
         assert fraction == pytest.approx(so_far / delivered, abs=0.02)
         if at > 0.2 * events:
             assert 0.5 < fraction / (at / events) < 2.0

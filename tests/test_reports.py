@@ -82,6 +82,7 @@ class CountingNetwork:
         self.links = links
         self.env = type("Env", (), {"now": 0.0})()
         self.next_counter_read = 0.0
+        self.counters_any_time = False
 
     def link_counters(self):
         now = self.env.now
