@@ -784,7 +784,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth = commands.add_parser("synth", help="synthetic traffic on the packet backend (latency vs load)")
     synth.add_argument("--network", default=DEFAULT_SYNTH_NETWORK, help=f"default {DEFAULT_SYNTH_NETWORK}")
     synth.add_argument("--pattern", required=True, help="uniform, transpose, tornado, bit-complement, bit-reverse, "
-                                                        "shuffle, neighbour or hotspot")
+                                                        "shuffle, neighbour, hotspot, bad-dragon (a dragonfly's next group) or "
+                                                        "random-permutation (BookSim's randperm from --seed)")
     synth.add_argument("--rate", type=float, help="offered load in flits/node/cycle")
     synth.add_argument("--packet-flits", type=int, default=4, help="flits per packet (default 4)")
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")

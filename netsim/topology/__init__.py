@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from netsim.topology.base import Dimension, Link, Topology
+from netsim.topology.dragonfly import DragonflySpec, build_dragonfly
 from netsim.topology.fattree import FatTreeSpec, build_fat_tree
 from netsim.topology.hierarchical import HierarchicalSpec, LevelSpec, build_hierarchical
+from netsim.topology.rail import RailSpec, build_rail
 from netsim.topology.switch import SwitchSpec, build_switch
 from netsim.topology.torus import TorusSpec, build_mesh, build_torus
 
@@ -14,6 +16,9 @@ from netsim.topology.torus import TorusSpec, build_mesh, build_torus
 class TopologyKind(NamedTuple):
     spec: type
     build: Callable[[object, str], Topology]
+    # the packet backend's routing units that are deadlock-free on this kind, the first its default
+    # (empty: any unit, `dor` by default)
+    routings: tuple[str, ...] = ()
 
 
 TOPOLOGY_KINDS: dict[str, TopologyKind] = {
@@ -22,7 +27,9 @@ TOPOLOGY_KINDS: dict[str, TopologyKind] = {
     "switch": TopologyKind(SwitchSpec, build_switch),
     "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical),
     "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree),
+    "rail": TopologyKind(RailSpec, build_rail),
+    "dragonfly": TopologyKind(DragonflySpec, build_dragonfly, ("dragonfly-min",)),
 }
 
 __all__ = ["Dimension", "Link", "Topology", "TOPOLOGY_KINDS", "LevelSpec", "TorusSpec", "SwitchSpec",
-           "HierarchicalSpec", "FatTreeSpec"]
+           "HierarchicalSpec", "FatTreeSpec", "RailSpec", "DragonflySpec"]
