@@ -512,6 +512,8 @@ def cmd_topo(args, console: Console) -> None:
     table.add_row("bisection bandwidth", f"{summary['bisection_bandwidth_GBps']:g} GB/s")
     for index, dim in enumerate(summary["dims"]):
         table.add_row(f"dimension {index}", dim)
+    for group in summary["link_groups"]:
+        table.add_row("links", group)
     console.print(table)
 
 

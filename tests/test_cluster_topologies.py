@@ -107,6 +107,8 @@ def test_dragonfly_counts_bisection_routes():
     assert len(topo.links) == 2 * 72 + 36 * 3 + 36 * 2  # terminal pairs, 3 local and 2 global out of each router
     assert topo.diameter_hops == 5 == topo.routed_diameter()
     assert topo.bisection_bandwidth == pytest.approx(4 * 5 * 16)  # 4 groups against 5: 20 global links
+    assert topo.summary()["link_groups"] == ["72 global (16 GB/s, 100 ns)", "108 local (16 GB/s, 10 ns)",
+                                             "144 terminal (16 GB/s, 1 ns)"]  # as `netsim topo` lists them
     for src in range(72):  # minimal as BookSim's min: at most one local hop on each side of one global hop
         for dst in range(72):
             path = topo.route(src, dst)

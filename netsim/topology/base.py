@@ -169,7 +169,18 @@ class Topology:
             "diameter_hops": self.diameter_hops,
             "bisection_bandwidth_GBps": self.bisection_bandwidth,
             "dims": [f"{d.kind} {d.size} ({d.bandwidth:g} GB/s, {d.latency:g} ns)" for d in self.dims],
+            "link_groups": self.link_groups(),
         }
+
+    def link_groups(self) -> list[str]:
+        """Directed links counted by kind (the builder's `tier` where it names one, e.g. a dragonfly's
+        local and global links), bandwidth and latency: where a fabric's links differ."""
+        counts: dict[tuple, int] = {}
+        for link in self.links:
+            key = (self.graph.edges[link.src, link.dst].get("tier", link.kind), link.bandwidth, link.latency)
+            counts[key] = counts.get(key, 0) + 1
+        return [f"{count} {kind} ({bandwidth:g} GB/s, {latency:g} ns)"
+                for (kind, bandwidth, latency), count in sorted(counts.items())]
 
 
 def line_steps(src: int, dst: int) -> list[int]:
@@ -196,10 +207,10 @@ def npu_of(coords: Sequence[int], sizes: Sequence[int]) -> int:
     return npu
 
 
-def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: float, dim: int) -> None:
-    """Add the two directed links of a bidirectional connection."""
-    graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim)
-    graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim)
+def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: float, dim: int, **extra) -> None:
+    """Add the two directed links of a bidirectional connection (`extra`: more edge data, e.g. `tier`)."""
+    graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim, **extra)
+    graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim, **extra)
 
 
 class RouteTies:

@@ -22,7 +22,7 @@ from functools import partial
 import networkx as nx
 
 from netsim.config import positive_int, setting
-from netsim.topology.base import Dimension, Topology
+from netsim.topology.base import Dimension, Topology, add_link_pair
 from netsim.units import parse_bandwidth, parse_time
 
 
@@ -97,20 +97,15 @@ def build_dragonfly(spec: DragonflySpec, name: str) -> Topology:
     graph = nx.DiGraph()
     graph.add_nodes_from(range(npus))
 
-    def link(u: int, v: int, bandwidth: float, latency: float, tier: str) -> None:
-        graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=0, tier=tier)
-
     for npu in range(npus):
-        router = npus + wiring.router_of(npu)
-        link(npu, router, spec.bandwidth, spec.latency, "terminal")
-        link(router, npu, spec.bandwidth, spec.latency, "terminal")
+        add_link_pair(graph, npu, npus + wiring.router_of(npu), spec.bandwidth, spec.latency, 0, tier="terminal")
     for router in range(wiring.routers):
         group = router // a
-        for other in range(group * a, group * a + a):
-            if other != router:
-                link(npus + router, npus + other, local_bw, local_lat, "local")
-        for port in range(spec.h):
-            link(npus + router, npus + wiring.global_link(router, port), global_bw, global_lat, "global")
+        for other in range(router + 1, group * a + a):
+            add_link_pair(graph, npus + router, npus + other, local_bw, local_lat, 0, tier="local")
+        for port in range(spec.h):  # each global link pairs with the one back (added from the other end)
+            graph.add_edge(npus + router, npus + wiring.global_link(router, port), bandwidth=global_bw,
+                           latency=global_lat, dim=0, tier="global")
     # cut between the first half of the groups and the rest: one global link per pair of groups
     # across it (each way), or the NPUs' own links if fewer
     half = wiring.groups // 2

@@ -6,6 +6,8 @@ dimension 1 the rail across servers, as the system layer's hierarchical collecti
 Switch nodes follow the NPUs: the servers' scale-up switches, then the leaves rail by rail (rail g,
 leaf i serves servers i*servers_per_leaf ..), then the spines.
 
+Links carry `tier` in the graph: "scale-up", "rail" (GPU-leaf) or "spine" (leaf-spine).
+
 Routing is dimension-ordered like the hierarchical topology's: first inside the source server to
 the GPU of the destination's index (NCCL's PXN: traffic changes rails over the scale-up fabric, not
 the spines), then along that rail: its leaf, and where the destination server hangs on another leaf
@@ -106,17 +108,18 @@ def build_rail(spec: RailSpec, name: str) -> Topology:
         switch = layout.scale_up_switch(server)
         for gpu in members:
             if switch is not None:
-                add_link_pair(graph, gpu, switch, spec.scale_up_bandwidth, spec.scale_up_latency, 0)
+                add_link_pair(graph, gpu, switch, spec.scale_up_bandwidth, spec.scale_up_latency, 0, tier="scale-up")
             elif spec.scale_up == "mesh":
                 for other in members:
                     if other > gpu:
-                        add_link_pair(graph, gpu, other, spec.scale_up_bandwidth, spec.scale_up_latency, 0)
-            add_link_pair(graph, gpu, layout.leaf(gpu % gpus, server), spec.bandwidth, spec.latency, 1)
+                        add_link_pair(graph, gpu, other, spec.scale_up_bandwidth, spec.scale_up_latency, 0,
+                                      tier="scale-up")
+            add_link_pair(graph, gpu, layout.leaf(gpu % gpus, server), spec.bandwidth, spec.latency, 1, tier="rail")
     for rail in range(gpus):
         for leaf in range(layout.leaves_per_rail):
             for spine in range(spec.spines):
                 add_link_pair(graph, layout.leaf(rail, leaf * layout.per_leaf), layout.spine(spine), uplink,
-                              spec.latency, 1)
+                              spec.latency, 1, tier="spine")
     # cut between the first half of the servers and the rest: each rail's NICs, or its leaves' uplinks
     half = (npus // 2) * spec.bandwidth
     bisection = min(half, gpus * (layout.leaves_per_rail // 2) * spec.spines * uplink) if spec.spines else half
