@@ -564,6 +564,8 @@ def cmd_topo(args, console: Console) -> None:
     table.add_row("bisection bandwidth", f"{summary['bisection_bandwidth_GBps']:g} GB/s")
     for index, dim in enumerate(summary["dims"]):
         table.add_row(f"dimension {index}", dim)
+    for group in summary["link_groups"]:
+        table.add_row("links", group)
     for key, value in summary.get("packet_settings", {}).items():
         shown = "-".join(map(str, value)) if isinstance(value, list) else f"{value:g}" if isinstance(value, float) \
             else str(value)
@@ -901,7 +903,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth = commands.add_parser("synth", help="synthetic traffic on the packet backend (latency vs load)")
     synth.add_argument("--network", default=DEFAULT_SYNTH_NETWORK, help=f"default {DEFAULT_SYNTH_NETWORK}")
     synth.add_argument("--pattern", required=True, help="uniform, transpose, tornado, bit-complement, bit-reverse, "
-                                                        "shuffle, neighbour or hotspot")
+                                                        "shuffle, neighbour, hotspot, bad-dragon (a dragonfly's next group) or "
+                                                        "random-permutation (BookSim's randperm from --seed)")
     synth.add_argument("--rate", type=float, help="offered load in flits/node/cycle")
     synth.add_argument("--packet-flits", type=int, default=4, help="flits per packet (default 4)")
     synth.add_argument("--cycles", type=int, default=10000, help="measured cycles (default 10000)")

@@ -29,7 +29,7 @@ CROSS_DIMENSION_RULES = ("route", "highest-dimension", "lowest-dimension")
 class NetworkFile:
     """The top level of a network TOML."""
 
-    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | mesh | switch | hierarchical | fat-tree)")
+    topology: dict = setting(parse=as_table, help="the [topology] table (kind = torus | mesh | switch | hierarchical | fat-tree | rail | dragonfly)")
     name: str = setting("", parse=as_str, help="short name used in reports (default: the file's stem)")
     description: str = setting("", parse=as_str, help="one line on what this network models")
     backend: str = setting("analytical", parse=choice(*BACKEND_NAMES), help="the network backend: " + " | ".join(BACKEND_NAMES))
@@ -92,9 +92,24 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
         topology_table["dims"] = tuple(build(LevelSpec, level, source, f"topology.dims.{i}.")
                                        for i, level in enumerate(levels))
     spec = build(spec_cls, topology_table, source, "topology.")
-    garnet = build(GarnetConfig, top.garnet or {}, source, "garnet.")
+    garnet = build(GarnetConfig, _garnet_table(top.garnet or {}, kind, source), source, "garnet.")
     return NetworkConfig(top.name or default_name, top.backend, top.cross_dimension_messages, top.route_ties, kind,
                          spec, garnet, source.path, table)
+
+
+def _garnet_table(table: dict, kind: str, source: Source) -> dict:
+    """The [garnet] table with the topology kind's routing unit when it names one (a dragonfly's
+    minimal routing needs its own VC classes); a unit that is not deadlock-free there is an error."""
+    routings = TOPOLOGY_KINDS[kind].routings
+    if not routings:
+        return table
+    chosen = table.get("routing")
+    if chosen is None:
+        return {**table, "routing": routings[0]}
+    if str(chosen).lower() not in routings:
+        raise source.error("garnet.routing", f"expected {' or '.join(routings)} on a {kind} (routing "
+                                             f"{chosen!r} is not deadlock-free there)")
+    return table
 
 
 def read_network_table(path: Path) -> tuple[dict, Source]:

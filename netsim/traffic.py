@@ -20,6 +20,7 @@ import random
 import time
 from typing import Callable
 
+from netsim.booksim_rng import random_permutation
 from netsim.budget import topology_within_budget
 from netsim.errors import ConfigError
 from netsim.garnet.clock import Component
@@ -87,6 +88,16 @@ def _hotspot(topology: Topology, src: int, rng: random.Random, others: bool = Tr
     return _uniform(topology, src, rng, others)
 
 
+def _bad_dragon(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
+    """A random NPU of the next group of a dragonfly (BookSim's bad_dragon): every group's traffic
+    crosses the one global link to its neighbour group under minimal routing."""
+    wiring = getattr(topology, "dragonfly", None)
+    if wiring is None:
+        raise ConfigError(f"traffic pattern 'bad-dragon' needs a dragonfly, not a {topology.kind}")
+    group = wiring.group_npus
+    return (int(rng.random() * group) + (src // group + 1) * group) % topology.npus
+
+
 # name -> destination(topology, src, rng, others); a new pattern is a registration here. `others`:
 # random patterns draw among the other NPUs only (permutations ignore it).
 PATTERNS: dict[str, Callable[[Topology, int, random.Random, bool], int]] = {
@@ -98,8 +109,15 @@ PATTERNS: dict[str, Callable[[Topology, int, random.Random, bool], int]] = {
     "shuffle": _shuffle,
     "neighbour": _neighbour,
     "hotspot": _hotspot,
+    "bad-dragon": _bad_dragon,
 }
-RANDOM_PATTERNS = ("uniform", "hotspot")  # the others are fixed permutations
+RANDOM_PATTERNS = ("uniform", "hotspot", "bad-dragon")  # the others are fixed permutations
+# name -> permutation(topology, seed): destination of every source, drawn once per run from its seed
+# (random-permutation is BookSim's randperm: the same permutation as BookSim's for the same seed)
+SEEDED_PERMUTATIONS: dict[str, Callable[[Topology, int], list[int]]] = {
+    "random-permutation": lambda topology, seed: random_permutation(topology.npus, seed),
+}
+PATTERN_NAMES = (*PATTERNS, *SEEDED_PERMUTATIONS)
 
 
 class TrafficSource(Component):
@@ -114,9 +132,12 @@ class TrafficSource(Component):
         self.log_q = run.log_q  # for geometric gaps (None: a packet every cycle)
         self.npu = npu
         self.rng = random.Random(seed * 1_000_003 + npu)
-        self.pattern = PATTERNS[run.pattern]
+        self.pattern = PATTERNS.get(run.pattern)
         self.others = not run.include_source
-        self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
+        if run.permutation is not None:
+            self.fixed_dst = run.permutation[npu]
+        else:
+            self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
 
     def gap(self) -> int:
         """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""
@@ -143,8 +164,8 @@ class SynthRun:
     def __init__(self, network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
                  warmup_cycles: int | None, network_options: dict | None = None, include_source: bool = False,
                  injection_delay: int = 0):
-        if pattern not in PATTERNS:
-            raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERNS)})")
+        if pattern not in PATTERN_NAMES:
+            raise ConfigError(f"unknown traffic pattern '{pattern}' (expected one of {', '.join(PATTERN_NAMES)})")
         if packet_flits < 1 or cycles < 1:
             raise ConfigError(f"--packet-flits {packet_flits} and --cycles {cycles}: each must be at least 1")
         if warmup_cycles is not None and warmup_cycles < 0:
@@ -163,6 +184,8 @@ class SynthRun:
         options = {"fast_forward": False, **(network_options or {})}
         self.network = GarnetNetwork(self.topology, config=network_config, **options)
         self.pattern = pattern
+        permute = SEEDED_PERMUTATIONS.get(pattern)
+        self.permutation = None if permute is None else permute(self.topology, seed)
         self.rate = rate
         self.packet_flits = packet_flits
         self.packet_bytes = packet_flits * self.network.flit_bytes

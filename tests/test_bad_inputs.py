@@ -123,6 +123,15 @@ CASES = {
                                             "got 'ring_'"),
     "--set on sweep (the study sets keys)": ({"s.toml": STUDY}, ["sweep", "s.toml", "--set", "x=1"],
                                              "unrecognized arguments: --set"),
+    "a fat-tree of both forms": ({}, ["topo", "fat-tree-64", "--set", "topology.spines=4"],
+                                 "fat-tree: give either levels and radix (a k-ary n-tree) or leaves"),
+    "a fat-tree's taper of the wrong length": ({}, ["topo", "fat-tree-64", "--set", "topology.oversubscription=[2]"],
+                                               "oversubscription lists 1 numbers for 3 levels"),
+    "a dragonfly routed by dimension order": ({}, ["topo", "dragonfly-72", "--set", "garnet.routing=dor"],
+                                              "key 'garnet.routing': expected dragonfly-min on a dragonfly"),
+    "bad-dragon traffic off a dragonfly": ({}, ["synth", "--network", "torus-4x4", "--pattern", "bad-dragon",
+                                                "--rate", "0.1", "--cycles", "10"],
+                                           "'bad-dragon' needs a dragonfly, not a torus"),
 }
 
 

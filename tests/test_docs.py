@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SETUP_COMMANDS = [
     'python3 -m venv .venv && . .venv/bin/activate && python -m pip install . && netsim run',
-    'python3 -m venv .venv && . .venv/bin/activate && python -m pip install ".[test,plot,dask]" && python -m pytest tests',
+    'python3 -m venv .venv && . .venv/bin/activate && python -m pip install -e ".[test,plot,dask]" && python -m pytest tests',
 ]
 
 

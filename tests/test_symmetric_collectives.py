@@ -64,8 +64,10 @@ def test_every_bundled_network_algorithm_and_collective(network, backend):
             assert_same(reference, fast)
             used += fast.summary["events"] < reference.summary["events"]
     # where every dimension is a homogeneous ring (or, without queues on links, also a switch or
-    # fully-connected one), ring at least runs as one NPU
-    if network.startswith(("ring", "torus")) or (backend == "analytical" and network != "fat-tree-32"):
+    # fully-connected one), ring at least runs as one NPU; not on the fat-trees, rail cluster and
+    # dragonfly, whose routes differ pair by pair (their NPUs are not alike: per message, same results)
+    fabrics = ("fat-tree", "rail", "dragonfly")
+    if network.startswith(("ring", "torus")) or (backend == "analytical" and not network.startswith(fabrics)):
         assert used > 0
 
 

@@ -16,6 +16,10 @@ def topo(name, **overrides):
     ("torus-2x4x4", 32, 0, 16 * 2 + 32 * 2 * 2, 5, min(1 * 16 * 200, 2 * 8 * 50)),  # size-2 dim: one link pair
     ("switch-16", 16, 1, 32, 2, 8 * 50),              # half the NPUs' uplinks
     ("fat-tree-32", 32, 12, 2 * 32 + 2 * 4 * 8, 4, 16 * 50),
+    ("fat-tree-64", 64, 48, 2 * 64 + 2 * 2 * 16 * 4, 6, 32 * 50),  # 4-ary 3-tree: 4 links down per switch
+    ("dragonfly-72", 72, 36, 2 * 72 + 36 * (3 + 2), 5, 4 * 5 * 50),  # 4 groups against 5: 20 global links
+    # 16 servers of 8 GPUs: 16 scale-up switches, 8 rails of 2 leaves, 8 spines; half the servers: 8 rails x 8 uplinks
+    ("rail-128", 128, 40, 2 * 128 + 2 * 128 + 2 * 16 * 8, 6, min(64 * 50, 8 * 8 * 50)),
     # 4 fully-connected groups of 8 (56 directed links each) + 8 rank switches with 4 link pairs each
     ("dgx-8x4", 32, 8, 4 * 56 + 8 * 4 * 2, 3, min(4 * 4 * 4 * 150, 2 * 8 * 50)),
 ])
@@ -36,7 +40,7 @@ def test_every_link_is_directed_and_paired():
 
 
 def test_routes_are_minimal_and_follow_links():
-    for name in ("torus-4x4", "torus-2x4x4", "fat-tree-32", "dgx-8x4", "switch-16"):
+    for name in ("torus-4x4", "torus-2x4x4", "fat-tree-32", "fat-tree-64", "dgx-8x4", "switch-16"):
         t = topo(name)
         import networkx as nx
 

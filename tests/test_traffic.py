@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
+from netsim.booksim_rng import KnuthRandom
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
 from netsim.saturation import past_saturation, saturation
 from netsim.topology import TOPOLOGY_KINDS
 from netsim.topology.torus import TorusSpec
-from netsim.traffic import PATTERNS, run_synth, sweep_synth
+from netsim.traffic import PATTERNS, SynthRun, run_synth, sweep_synth
 from tests.helpers import network_config
 
 
@@ -96,3 +101,36 @@ def test_a_sweep_flags_saturation_by_the_studies_rule():
 def test_bad_pattern_is_a_config_error(pattern, dims):
     with pytest.raises(ConfigError):
         run_synth(noc(dims), pattern, 0.1, 4, 100, seed=1)
+
+
+BOOKSIM_WIRING = Path(__file__).parent / "data" / "booksim2" / "wiring"
+DRAGONFLY_72 = {"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "bandwidth": "16GB/s", "latency": "1ns"}
+
+
+def test_knuth_generator_matches_knuths_check_value():
+    """rng.c's own self-test: after ran_start(310952), 2010 calls of ran_array(a, 1009) leave a[0] = 995235265."""
+    state = KnuthRandom(310952).state
+    for _ in range(2010):
+        numbers = KnuthRandom._array(state, 1009)
+    assert numbers[0] == 995235265
+
+
+def test_random_permutation_is_booksims_randperm():
+    table = pd.read_csv(BOOKSIM_WIRING / "randperm_64_seed0.csv")
+    run = SynthRun(noc(), "random-permutation", 0.01, 4, 10, seed=0, warmup_cycles=0)
+    assert run.permutation == list(table.dest)  # source i -> row i
+    assert [source.fixed_dst for source in run.sources] == list(table.dest)
+    assert SynthRun(noc(), "random-permutation", 0.01, 4, 10, seed=0, warmup_cycles=0).permutation == run.permutation
+    other = SynthRun(noc(), "random-permutation", 0.01, 4, 10, seed=1, warmup_cycles=0).permutation
+    assert sorted(other) == list(range(64)) and other != run.permutation
+
+
+def test_bad_dragon_sends_to_the_next_group():
+    topo = network_config(DRAGONFLY_72).build_topology()
+    rng = random.Random(3)
+    for src in range(72):
+        dsts = {PATTERNS["bad-dragon"](topo, src, rng) for _ in range(200)}
+        next_group = (src // 8 + 1) % 9
+        assert dsts == set(range(8 * next_group, 8 * next_group + 8)), src  # every NPU of it, no other
+    with pytest.raises(ConfigError, match="'bad-dragon' needs a dragonfly, not a torus"):
+        run_synth(noc((4, 4)), "bad-dragon", 0.05, 4, 100, seed=1)

@@ -26,7 +26,7 @@ cdef class CycleClock:
     cdef public long long hook_at
 
     cpdef long long now_cycle(self)
-    cpdef double ns(self, long long cycle)
+    cpdef double ns(self, double cycle)
     @cython.locals(bucket=list)
     cpdef void wake(self, Component component, long long cycle)
     cpdef void _arm(self, long long cycle)

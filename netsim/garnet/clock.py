@@ -76,7 +76,8 @@ class CycleClock:
         return ns_to_cycles(self.env.now, self.clock_ghz)
 
     def ns(self, cycle: int) -> float:
-        """Nanoseconds of a cycle, computed from the integer (never accumulated)."""
+        """Nanoseconds of a cycle (or of a cycle count with a fraction: busy time), computed, never
+        accumulated."""
         return cycle / self.clock_ghz
 
     def wake(self, component: Component, cycle: int) -> None:

@@ -121,4 +121,45 @@ class BookSimDateline(DimensionOrder):
         return classes
 
 
-ROUTING: dict[str, type[DimensionOrder]] = {unit.name: unit for unit in (DimensionOrder, BookSimDateline)}
+class DragonflyMinimal(DimensionOrder):
+    """`dragonfly-min`: a dragonfly's minimal routes (local, global, local; BookSim's `min`), the VC
+    class switching at the global link: LOW (the lower half of a port's VCs) before the global hop,
+    HIGH on it and after it.
+
+    Deadlock freedom: a route takes at most one local hop in LOW, then its global hop and at most
+    one local hop in HIGH, then ejects. Every channel dependency therefore goes LOW-local ->
+    HIGH-global -> HIGH-local -> ejection, never back to a lower rank, so the channel-dependency
+    graph is acyclic (BookSim's `min` uses VC 0 and VC 1 the same way).
+    """
+
+    name = "dragonfly-min"
+
+    def __init__(self, topology: Topology, seed: int, dateline: bool = True):
+        if topology.kind != "dragonfly":
+            raise ConfigError(f"garnet.routing = 'dragonfly-min' routes a dragonfly, not a {topology.kind} "
+                              "(its VC classes would not avoid deadlock there)")
+        super().__init__(topology, seed, dateline)
+        self.phases = dateline  # False: the test-only switch that lets every hop use any VC
+        self.global_links = [topology.graph.edges[link.src, link.dst].get("tier") == "global"
+                             for link in topology.links]
+
+    def check_vcs(self, vcs_of_dim, dateline: bool) -> None:
+        """The two classes need >= 2 VCs per router port; say so clearly."""
+        dims = {link.dim for link, is_global in zip(self.topology.links, self.global_links) if is_global}
+        for d in sorted(dims if dateline else ()):
+            if vcs_of_dim(d) < 2:
+                raise ConfigError(f"garnet.vcs = {vcs_of_dim(d)}: dragonfly-min routing needs >= 2 VCs per port "
+                                  "(one class before the global link, one from it on); set garnet.vcs = 2 or more")
+
+    def hop_classes(self, link_ids) -> list[int]:
+        if not self.phases:
+            return [ANY] * len(link_ids)
+        classes, crossed = [], False
+        for link_id in link_ids:
+            crossed = crossed or self.global_links[link_id]
+            classes.append(HIGH if crossed else LOW)
+        return classes
+
+
+ROUTING: dict[str, type[DimensionOrder]] = {unit.name: unit
+                                            for unit in (DimensionOrder, BookSimDateline, DragonflyMinimal)}

@@ -6,8 +6,10 @@ import math
 from typing import Callable, NamedTuple
 
 from netsim.topology.base import Dimension, Link, Topology
-from netsim.topology.fattree import FatTreeSpec, build_fat_tree
+from netsim.topology.dragonfly import DragonflySpec, build_dragonfly
+from netsim.topology.fattree import FatTreeSpec, build_fat_tree, fat_tree_npus
 from netsim.topology.hierarchical import HierarchicalSpec, LevelSpec, build_hierarchical
+from netsim.topology.rail import RailSpec, build_rail
 from netsim.topology.switch import SwitchSpec, build_switch
 from netsim.topology.torus import TorusSpec, build_mesh, build_torus
 
@@ -16,6 +18,9 @@ class TopologyKind(NamedTuple):
     spec: type
     build: Callable[[object, str], Topology]
     npus: Callable[[object], int]  # NPUs of a spec, without building it (up-front budgets)
+    # the packet backend's routing units that are deadlock-free on this kind, the first its default
+    # (empty: any unit, `dor` by default)
+    routings: tuple[str, ...] = ()
 
 
 TOPOLOGY_KINDS: dict[str, TopologyKind] = {
@@ -24,8 +29,11 @@ TOPOLOGY_KINDS: dict[str, TopologyKind] = {
     "switch": TopologyKind(SwitchSpec, build_switch, lambda spec: spec.npus),
     "hierarchical": TopologyKind(HierarchicalSpec, build_hierarchical,
                                  lambda spec: math.prod(level.size for level in spec.dims)),
-    "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree, lambda spec: spec.leaves * spec.npus_per_leaf),
+    "fat-tree": TopologyKind(FatTreeSpec, build_fat_tree, fat_tree_npus),
+    "rail": TopologyKind(RailSpec, build_rail, lambda spec: spec.servers * spec.gpus_per_server),
+    "dragonfly": TopologyKind(DragonflySpec, build_dragonfly, lambda spec: (spec.a * spec.h + 1) * spec.a * spec.p,
+                              ("dragonfly-min",)),
 }
 
 __all__ = ["Dimension", "Link", "Topology", "TOPOLOGY_KINDS", "LevelSpec", "TorusSpec", "SwitchSpec",
-           "HierarchicalSpec", "FatTreeSpec"]
+           "HierarchicalSpec", "FatTreeSpec", "RailSpec", "DragonflySpec"]

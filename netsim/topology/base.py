@@ -12,7 +12,8 @@ message: `tie_dims()` says in which dimensions a route has one, `route(..., ties
 negative way in the dimensions whose bit is set, and every backend draws the bits from a
 `RouteTies` of the network's rule (`route_ties`): at random from its seed, so + and - links carry
 equal shares of, say, uniform or all-to-all traffic, or always the positive way (ASTRA-sim's rule,
-set for its network files). The random bits of the k-th message from one NPU to another are a hash
+set for its network files). A builder may use the same bits for other choices among equal paths
+(a fat-tree's up ports: `choice_bits`). The random bits of the k-th message from one NPU to another are a hash
 of (seed, source, destination, k): they do not depend on the order in which a simulator happens to
 handle events of one instant (so an optimisation that reorders them cannot change a route).
 """
@@ -55,7 +56,7 @@ class Topology:
     def __init__(self, name: str, kind: str, graph: nx.DiGraph, npus: int, dims: Sequence[Dimension],
                  router: Callable[["Topology", int, int], list[int]], bisection_bandwidth: float, diameter: int,
                  switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = (),
-                 direct_terminals: bool = False):
+                 direct_terminals: bool = False, choice_bits: Callable[[int, int], int] | None = None):
         self.name = name
         self.kind = kind
         self.graph = graph
@@ -71,6 +72,9 @@ class Topology:
         # k-port router with its terminals, as BookSim's); else every NPU is also a router.
         self.direct_terminals = direct_terminals
         self.route_ties = "random"  # the rule a RouteTies of this topology follows (`tie_rule`)
+        # a builder whose routes choose among equal paths otherwise than at ring antipodes says which
+        # bits of `ties` a pair's route reads (`tie_dims`)
+        self._choice_bits = choice_bits
         # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
         self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
                            if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
@@ -137,7 +141,10 @@ class Topology:
 
     def tie_dims(self, src: int, dst: int) -> int:
         """Bit mask of the ring dimensions in which `dst` is `src`'s antipode: both ways round are
-        minimal there, and `route()` takes the one its `ties` bit names."""
+        minimal there, and `route()` takes the one its `ties` bit names. (A topology built with
+        `choice_bits` answers with those: e.g. the bits of a fat-tree's up-port choices.)"""
+        if self._choice_bits is not None:
+            return self._choice_bits(src, dst)
         mask = 0
         for d, stride, size in self._tie_rings:
             if (dst // stride - src // stride) % size == size // 2:
@@ -162,7 +169,18 @@ class Topology:
             "diameter_hops": self.diameter_hops,
             "bisection_bandwidth_GBps": self.bisection_bandwidth,
             "dims": [f"{d.kind} {d.size} ({d.bandwidth:g} GB/s, {d.latency:g} ns)" for d in self.dims],
+            "link_groups": self.link_groups(),
         }
+
+    def link_groups(self) -> list[str]:
+        """Directed links counted by kind (the builder's `tier` where it names one, e.g. a dragonfly's
+        local and global links), bandwidth and latency: where a fabric's links differ."""
+        counts: dict[tuple, int] = {}
+        for link in self.links:
+            key = (self.graph.edges[link.src, link.dst].get("tier", link.kind), link.bandwidth, link.latency)
+            counts[key] = counts.get(key, 0) + 1
+        return [f"{count} {kind} ({bandwidth:g} GB/s, {latency:g} ns)"
+                for (kind, bandwidth, latency), count in sorted(counts.items())]
 
 
 def line_steps(src: int, dst: int) -> list[int]:
@@ -189,10 +207,10 @@ def npu_of(coords: Sequence[int], sizes: Sequence[int]) -> int:
     return npu
 
 
-def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: float, dim: int) -> None:
-    """Add the two directed links of a bidirectional connection."""
-    graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim)
-    graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim)
+def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: float, dim: int, **extra) -> None:
+    """Add the two directed links of a bidirectional connection (`extra`: more edge data, e.g. `tier`)."""
+    graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim, **extra)
+    graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim, **extra)
 
 
 class RouteTies:

@@ -1,0 +1,97 @@
+"""Agreement with BookSim2 on its fat-tree and dragonfly (tests/data/booksim2/booksim2-topologies*.csv):
+the rows whose routing netsim models (`nca` on `fattree`, `min` on `dragonflynew`), each run in
+netsim with one model setting per topology, nothing tuned per row:
+
+- both: BookSim's router (`garnet.allocator = "booksim"`, a 4-cycle pipeline), 16-byte flits at
+  1 GHz, the row's VCs, buffer depth, packet size and VC release (`wait_for_tail_credit`), BookSim's
+  traffic conventions (a source may pick itself; one cycle of injection delay);
+- fat-tree: the 4-ary 3-tree, 1-cycle links, up ports drawn at random per packet (BookSim's `nca`:
+  `up_ports = "random"`), any VC on every hop;
+- dragonfly: p = 2, a = 4, h = 2, 10-cycle local and 100-cycle global links, `dragonfly-min`
+  routing, and 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the global
+  hop and VC 1 from it on, none other), the row's VC count at the NICs.
+
+Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; tests/test_booksim_topologies.py
+checks it within 2%), and the saturation throughput: the load accepted when offered 1.0
+flits/node/cycle, against BookSim's (`overload_accepted`, its steady state at offered 1.0; within
+10%). The saturation runs take minutes, so this script prints them rather than the test suite.
+
+    python scripts/booksim_topologies.py [--zero-load-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from netsim.config import Source
+from netsim.network_config import parse_network_table
+from netsim.traffic import run_synth
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "booksim2"
+SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")
+MODELLED = {"nca_fattree": "fattree", "min_dragonflynew": "dragonflynew"}  # BookSim routing -> its topology
+PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation"}
+
+LINK = {"bandwidth": "16GB/s", "latency": "1ns"}  # one 16-byte flit per 1 GHz cycle, 1-cycle links
+TOPOLOGY = {
+    "fattree": {"kind": "fat-tree", "levels": 3, "radix": 4, "up_ports": "random", **LINK},
+    "dragonflynew": {"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "local_latency": "10ns",
+                     "global_latency": "100ns", **LINK},
+}
+ROUTER_PORT_VCS = {"dragonflynew": 2}  # VCs a routing function uses between routers, where fewer than num_vcs
+ZERO_LOAD_CYCLES = 20000
+OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000}  # measured cycles at offered 1.0
+
+
+def modelled_rows() -> pd.DataFrame:
+    """The summary rows whose routing netsim models."""
+    return SUMMARY[SUMMARY.routing_function.isin(MODELLED)
+                   & (SUMMARY.routing_function.map(MODELLED) == SUMMARY.topology)]
+
+
+def netsim_network(row):
+    """BookSim's network of a summary row in netsim terms (see the module docstring)."""
+    wait_for_tail_credit = row.variant != "wtc0b64"  # the variant's one change (and a 64-flit buffer)
+    garnet = {"clock_ghz": 1.0, "flit_bytes": 16, "packet_bytes": 16 * int(row.packet_size_flits),
+              "vcs": int(row.num_vcs), "buffer_flits": int(row.vc_buf_size), "router_latency": 4,
+              "allocator": "booksim", "vc_release": "tail-credit" if wait_for_tail_credit else "tail-sent"}
+    if row.topology in ROUTER_PORT_VCS:
+        garnet["dim"] = {"0": {"vcs": ROUTER_PORT_VCS[row.topology]}}
+    table = {"topology": TOPOLOGY[row.topology], "backend": "garnet", "garnet": garnet}
+    return parse_network_table(table, Source("booksim-topologies"), row.config_id)
+
+
+def synth(row, rate: float, cycles: int) -> dict:
+    return run_synth(netsim_network(row), PATTERNS[row.traffic], rate, int(row.packet_size_flits), cycles, 1,
+                     warmup_cycles=cycles // 4, include_source=True, injection_delay=1)
+
+
+def zero_load_latency(row) -> float:
+    return synth(row, float(row.T0_rate), ZERO_LOAD_CYCLES)["avg_packet_latency_cycles"]
+
+
+def saturation_accepted(row) -> float:
+    return synth(row, 1.0, OVERLOAD_CYCLES[row.topology])["accepted_load"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--zero-load-only", action="store_true", help="skip the saturation runs (minutes)")
+    args = parser.parse_args(argv)
+    for row in modelled_rows().itertuples():
+        t0 = zero_load_latency(row)
+        line = f"{row.config_id:40s} T0 {t0:8.2f} vs {row.T0:8.2f} ({t0 / row.T0 - 1:+.1%})"
+        if not args.zero_load_only:
+            accepted = saturation_accepted(row)
+            line += (f"   accepted at 1.0 {accepted:.4f} vs {row.overload_accepted:.4f} "
+                     f"({accepted / row.overload_accepted - 1:+.1%})")
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
