@@ -13,9 +13,10 @@ of them (v1 the highest, 2.x the lowest): the tables say so (`cross_dimension_me
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from pathlib import Path
 
-from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text
+from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text, repeated_key
 from netsim.errors import ConfigError
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
@@ -54,6 +55,23 @@ def _per_dim_list(data: dict, key: str, count: int, source: Source, rule: tuple,
     return value
 
 
+def _unique_key_loader():
+    """A YAML safe loader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, Hashable) and key in seen:
+                    raise repeated_key(f"{self.name}:{key_node.start_mark.line + 1}", key)
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader
+
+
 def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     """ASTRA-sim 2.x network YAML -> network table."""
     import yaml
@@ -61,7 +79,12 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     text = read_text(path)
     source = Source(str(path), text)
     try:
-        data = yaml.safe_load(text)
+        loader = _unique_key_loader()(text)
+        loader.name = str(path)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
     except RecursionError:

@@ -230,11 +230,36 @@ def read_toml(path: Path) -> tuple[dict, Source]:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
 
 
+class RepeatedKey(Exception):
+    """A key given twice in one table of a file (raised inside a parser, turned into a ConfigError)."""
+
+
+def repeated_key(where: str, key: str) -> ConfigError:
+    """The one-line error for a key given twice: netsim takes neither value silently."""
+    return ConfigError(f"{where}: key '{key}' is given twice; keep one (the first or the last would be taken "
+                       f"silently)")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's key-value pairs as a dict, refusing a repeated key (json's object_pairs_hook)."""
+    table: dict = {}
+    for key, value in pairs:
+        if key in table:
+            raise RepeatedKey(key)
+        table[key] = value
+    return table
+
+
 def read_json_object(path: Path) -> tuple[dict, Source]:
-    """Read a JSON file holding one object; a syntax error names the file and line."""
+    """Read a JSON file holding one object; a syntax error or a repeated key names the file and line."""
     text = read_text(path)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
+    except RepeatedKey as exc:
+        key = exc.args[0]
+        places = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+        line = text.count("\n", 0, places[1]) + 1 if len(places) > 1 else None  # the second time it is given
+        raise repeated_key(f"{path}:{line}" if line else str(path), key) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     except RecursionError:

@@ -17,7 +17,7 @@ from typing import Any
 
 from netsim.bundled import find_config
 from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_float,
-                           positive_int, read_json_object, read_text, read_toml, setting)
+                           positive_int, read_json_object, read_text, read_toml, repeated_key, setting)
 from netsim.errors import ConfigError, NetsimWarning
 from netsim.units import UnitError, parse_bandwidth, parse_time
 from system.scheduler import INTER_POLICIES, INTRA_POLICIES
@@ -147,9 +147,12 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
             raise ConfigError(f"{path}:{number}: expected 'key: value', got {stripped!r}")
         key, value = (part.strip() for part in stripped.split(":", 1))
         try:
-            table[key] = json.loads(value)
+            value = json.loads(value)
         except json.JSONDecodeError:
-            table[key] = value
+            pass
+        if key in table:
+            raise repeated_key(f"{path}:{number}", key)
+        table[key] = value
     table.setdefault("phase-barrier", "all")
     table.setdefault("local-mem-bw", 500000)
     return table, Source(str(path), text)

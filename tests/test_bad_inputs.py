@@ -123,6 +123,36 @@ CASES = {
                                             "got 'ring_'"),
     "--set on sweep (the study sets keys)": ({"s.toml": STUDY}, ["sweep", "s.toml", "--set", "x=1"],
                                              "unrecognized arguments: --set"),
+    # issue 28, item 2: a key given twice was taken silently, the last one winning
+    "dimensions-count twice in ASTRA-sim JSON": (
+        {"n.json": LEGACY_JSON.format(bw=50).replace('{"', '{"dimensions-count": 1, "dimensions-count": 2, "', 1)},
+        ["run", "--network", "n.json"], "n.json:1: key 'dimensions-count' is given twice; keep one"),
+    "all-reduce-implementation twice in ASTRA-sim system JSON": (
+        {"s.json": '{\n"all-reduce-implementation": ["ring"],\n"all-reduce-implementation": ["direct"]\n}\n'},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.json"],
+        "s.json:3: key 'all-reduce-implementation' is given twice; keep one"),
+    "npus_count twice in ASTRA-sim YAML": ({"n.yml": RING.format(bw=50) + "npus_count: [ 64 ]\n"},
+                                           ["run", "--network", "n.yml"],
+                                           "n.yml:5: key 'npus_count' is given twice; keep one"),
+    "a key twice in a legacy system text file": (
+        {"s.txt": "scheduling-policy: LIFO\nall-reduce-implementation: ring\nall-reduce-implementation: direct\n"},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.txt"],
+        "s.txt:3: key 'all-reduce-implementation' is given twice; keep one"),
+    "a key twice in an ASTRA-sim Garnet text file": (
+        {"g.txt": "num-npus: 8\nnum-packages: 1\nflit-width: 128\nnum-npus: 16\n"}, ["run", "--network", "g.txt"],
+        "g.txt:4: key 'num-npus' is given twice; keep one"),
+    # issue 28, item 3: keys and columns that were ignored
+    "a misspelt legacy workload header option": (
+        {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
+        "w.txt:1: header: unknown option 'bucket-sise:' (did you mean 'bucket_size'?)"),
+    "a 13th column on a DATA workload line": (
+        {"w.txt": "DATA\n1\n" + LAYER.format(fwd=5, size=1000).replace("\n", " MODEL\n")},
+        ["run", "--workload", "w.txt"], "w.txt:3: column 13 ('MODEL'): a layer's own parallelism applies to "
+                                        "HYBRID_CUSTOMIZED only"),
+    "a GEMM layer too large to compute": (
+        {"w.toml": '[workload]\nloop = "DATA"\n[[layer]]\ngemm = [1000000000000, 1000000000000, 1000000000000]\n'},
+        ["run", "--workload", "w.toml"], "w.toml:4: layer 0 key 'gemm': the GEMM [1000000000000, 1000000000000, "
+                                         "1000000000000] takes"),
 }
 
 

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
-from workload.legacy_parser import MAX_FIELD
-from workload.model import Comm, Layer, Workload
+from workload.model import MAX_FIELD, Comm, Layer, Workload
 from workload.roofline import Roofline
 
 NONE = Comm(None, 0)
