@@ -18,6 +18,7 @@ from pathlib import Path
 
 from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text, repeated_key
 from netsim.errors import ConfigError
+from netsim.units import BANDWIDTH_RANGE_GBPS, MAX_TIME_NS
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
 GIB_PER_GB = 2**30 / 1e9
@@ -32,8 +33,9 @@ def _level_kind(value, source: Source, key: str) -> str:
 
 # what a per-dimension list may hold: (test, what it expects)
 WHOLE = (lambda x: float(x).is_integer() and x >= 1, "whole numbers of at least 1")
-POSITIVE = (lambda x: x > 0, "positive numbers")
-NON_NEGATIVE = (lambda x: x >= 0, "numbers of at least 0")
+BANDWIDTHS = (lambda x: BANDWIDTH_RANGE_GBPS[0] <= x <= BANDWIDTH_RANGE_GBPS[1],
+              f"bandwidths from {BANDWIDTH_RANGE_GBPS[0]:g} to {BANDWIDTH_RANGE_GBPS[1]:g} GB/s")
+LATENCIES = (lambda x: 0 <= x <= MAX_TIME_NS, f"latencies from 0 to {MAX_TIME_NS:g} ns")
 
 
 def _per_dim_list(data: dict, key: str, count: int, source: Source, rule: tuple, default=None) -> list:
@@ -99,8 +101,8 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
             raise source.error(key, "unknown key (expected topology, npus_count, bandwidth, latency)")
     count = len(kinds)
     sizes = _per_dim_list(data, "npus_count", count, source, WHOLE)
-    bandwidths = _per_dim_list(data, "bandwidth", count, source, POSITIVE)
-    latencies = _per_dim_list(data, "latency", count, source, NON_NEGATIVE)
+    bandwidths = _per_dim_list(data, "bandwidth", count, source, BANDWIDTHS)
+    latencies = _per_dim_list(data, "latency", count, source, LATENCIES)
     levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
                "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
     return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML", "cross_dimension_messages": "lowest-dimension",
@@ -139,10 +141,10 @@ def read_astra_json(path: Path) -> tuple[dict, Source]:
     if dimensions != count:
         raise source.error("dimensions-count", f"says {dimensions} but topologies-per-dim lists {count}")
     sizes = _per_dim_list(data, "units-count", count, source, WHOLE)
-    bandwidths = _per_dim_list(data, "link-bandwidth", count, source, POSITIVE)
-    latencies = _per_dim_list(data, "link-latency", count, source, NON_NEGATIVE)
-    nics = _per_dim_list(data, "nic-latency", count, source, NON_NEGATIVE, [0] * count)
-    routers = _per_dim_list(data, "router-latency", count, source, NON_NEGATIVE, [0] * count)
+    bandwidths = _per_dim_list(data, "link-bandwidth", count, source, BANDWIDTHS)
+    latencies = _per_dim_list(data, "link-latency", count, source, LATENCIES)
+    nics = _per_dim_list(data, "nic-latency", count, source, LATENCIES, [0] * count)
+    routers = _per_dim_list(data, "router-latency", count, source, LATENCIES, [0] * count)
     links = _per_dim_list(data, "links-count", count, source, WHOLE, [1] * count)
     levels = []
     for d, (k, n, bw, lat, nic, router, link) in enumerate(zip(kinds, sizes, bandwidths, latencies, nics, routers,

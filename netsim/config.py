@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_cycles
 
+CLOCK_RANGE_GHZ = (1e-3, 1e3)
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
@@ -49,6 +51,15 @@ def non_negative_int(value: Any) -> int:
 def positive_float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise UnitError(f"expected a positive number, got {value!r}")
+    return float(value)
+
+
+def clock_frequency(value: Any) -> float:
+    """A clock in GHz within CLOCK_RANGE_GHZ (1 MHz to 1 THz): a clock beyond it makes every latency
+    round to zero or to more cycles than a run can count."""
+    low, high = CLOCK_RANGE_GHZ
+    if positive_float(value) < low or value > high:
+        raise UnitError(f"expected a clock between {low:g} and {high:g} GHz, got {value!r}")
     return float(value)
 
 
@@ -185,6 +196,11 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
             raise source.error(f"{prefix}{key}", "unknown key" + did_you_mean(key, declared))
     values: dict[str, Any] = {}
     clock = table.get("clock_ghz")
+    if clock is not None and any(f.metadata["cycles"] for f in declared.values()):
+        try:  # the clock cycle-valued keys are read with, checked first so that its error names it
+            clock = clock_frequency(clock)
+        except UnitError as exc:
+            raise source.error(f"{prefix}clock_ghz", str(exc)) from None
     for key, f in declared.items():
         dotted = f"{prefix}{key}"
         if key not in table:
@@ -194,7 +210,7 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
         raw = table[key]
         try:
             if f.metadata["cycles"]:
-                values[f.name] = f.metadata["parse"](parse_cycles(raw, positive_float(clock) if clock is not None else 1.0))
+                values[f.name] = f.metadata["parse"](parse_cycles(raw, clock if clock is not None else 1.0))
             else:
                 values[f.name] = f.metadata["parse"](raw)
         except UnitError as exc:

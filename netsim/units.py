@@ -33,6 +33,13 @@ TIME_UNITS = {"": 1.0, "ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, 
 CYCLE_UNITS = ("cycle", "cycles", "cyc")
 
 
+# The physical range of what netsim reads: beyond it a run's arithmetic overflows (a utilization of
+# inf), or its events fall past any horizon and it stops as if deadlocked; said at load time instead.
+BANDWIDTH_RANGE_GBPS = (1e-6, 1e6)  # per link: 1 kB/s to 1 PB/s
+MAX_TIME_NS = 1e15  # a latency, delay or compute time: about 11.6 days
+MAX_CYCLES = 10**15  # a count of clock cycles
+
+
 class UnitError(ValueError):
     """A value could not be read in the expected unit; the message says what was expected."""
 
@@ -79,6 +86,10 @@ def parse_bandwidth(value: object) -> float:
         raise UnitError(f"expected {expected}, got {value!r} (unknown unit {unit!r})")
     if number <= 0:
         raise UnitError(f"expected {expected}, got {value!r} (must be positive)")
+    low, high = BANDWIDTH_RANGE_GBPS
+    if not low <= number * factor <= high:
+        raise UnitError(f"expected {expected}, got {value!r} (outside the physical range {low:g} to {high:g} GB/s, "
+                        f"1 kB/s to 1 PB/s)")
     return number * factor
 
 
@@ -97,6 +108,8 @@ def parse_time(value: object, clock_ghz: float | None = None) -> float:
         result = number * factor
     if result < 0:
         raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    if result > MAX_TIME_NS:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond {MAX_TIME_NS:g} ns, about 11.6 days)")
     return result
 
 
@@ -114,6 +127,8 @@ def parse_cycles(value: object, clock_ghz: float) -> int:
         cycles = parse_time(value) * clock_ghz
     if cycles < 0:
         raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    if cycles > MAX_CYCLES:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond {MAX_CYCLES:g} cycles)")
     return int(math.ceil(cycles - 1e-9))
 
 

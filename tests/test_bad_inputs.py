@@ -34,13 +34,13 @@ CASES = {
                                                  "n.yml:2: key 'npus_count': expected whole numbers of at least 1, got 8.5"),
     "a negative bandwidth in ASTRA-sim YAML, named as written": (
         {"n.yml": RING.format(bw=-5)}, ["run", "--network", "n.yml"],
-        "n.yml:3: key 'bandwidth': expected positive numbers, got -5"),
+        "n.yml:3: key 'bandwidth': expected bandwidths from 1e-06 to 1e+06 GB/s, got -5"),
     "a fractional links-count in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw=50).replace("[16]", "[2.9]")},
                                                    ["run", "--network", "n.json"],
                                                    "key 'links-count': expected whole numbers of at least 1, got 2.9"),
     "a negative latency in ASTRA-sim JSON, named as written": (
         {"n.json": LEGACY_JSON.format(bw=50).replace('"link-latency": [500]', '"link-latency": [-1]')},
-        ["run", "--network", "n.json"], "key 'link-latency': expected numbers of at least 0, got -1"),
+        ["run", "--network", "n.json"], "key 'link-latency': expected latencies from 0 to 1e+15 ns, got -1"),
     "dimensions-count as a string in ASTRA-sim JSON": (
         {"n.json": LEGACY_JSON.format(bw=50).replace('{"', '{"dimensions-count": "1", "', 1)},
         ["run", "--network", "n.json"], "key 'dimensions-count': expected a whole number, got '1'"),
@@ -141,6 +141,10 @@ CASES = {
     "a key twice in an ASTRA-sim Garnet text file": (
         {"g.txt": "num-npus: 8\nnum-packages: 1\nflit-width: 128\nnum-npus: 16\n"}, ["run", "--network", "g.txt"],
         "g.txt:4: key 'num-npus' is given twice; keep one"),
+    "a bandwidth of 1e20 GB/s in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="1e20")},
+                                                   ["run", "--network", "n.json"],
+                                                   "key 'link-bandwidth': expected bandwidths from 1e-06 to 1e+06 GB/s, "
+                                                   "got 1e+20"),
     # issue 28, item 3: keys and columns that were ignored
     "a misspelt legacy workload header option": (
         {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
