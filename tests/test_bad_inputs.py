@@ -13,6 +13,7 @@ LEGACY_JSON = ('{{"topologies-per-dim": ["Ring"], "units-count": [8], "links-cou
                '"link-latency": [500]}}')
 TORUS = '[topology]\nkind = "torus"\ndims = [4]\nbandwidth = "50GB/s"\nlatency = "500ns"\n'
 LAYER = "l1 -1 {fwd} NONE 0 5 NONE 0 5 ALLREDUCE {size} 5\n"
+SUMMARY = '{{"name": "r", "backend": "analytical", "partial": false, "events": 1, "wall_time_s": 0.1{more}}}'
 STUDY = '[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n'
 
 # (files to write: name -> text, command line, a fragment of the one line expected)
@@ -84,10 +85,10 @@ CASES = {
     "--scheduler over TLS": ({"s.toml": STUDY}, ["sweep", "s.toml", "--scheduler", "tls://127.0.0.1:8786"],
                              "TLS is not supported; netsim trusts the Dask cluster"),
     "report on links.csv missing columns": (
-        {"r/summary.json": '{"name": "r"}', "r/links.csv": "link_id,src\n0,1\n"}, ["report", "r"],
+        {"r/summary.json": SUMMARY.format(more=""), "r/links.csv": "link_id,src\n0,1\n"}, ["report", "r"],
         "links.csv: damaged or not netsim's: missing column(s) dst"),
     "report on a folder whose table was cut": (
-        {"r/summary.json": '{"name": "r", "files": {"links.csv": 999}}', "r/links.csv": "link_id,src\n0,1\n"},
+        {"r/summary.json": SUMMARY.format(more=', "files": {"links.csv": 999}'), "r/links.csv": "link_id,src\n0,1\n"},
         ["report", "r"], "damaged output folder: links.csv is 16 bytes, summary.json lists 999 bytes"),
     "a bandwidth in GBps": ({}, ["collective", "all-reduce", "--size", "1KiB", "--set", "topology.bandwidth=50GBps"],
                             "ambiguous unit 'GBps': write 'GB/s' for bytes or 'Gbps' for bits"),
@@ -145,6 +146,15 @@ CASES = {
                                                    ["run", "--network", "n.json"],
                                                    "key 'link-bandwidth': expected bandwidths from 1e-06 to 1e+06 GB/s, "
                                                    "got 1e+20"),
+    # issue 28, item 5: a summary.json that is not netsim's was reported as an empty or bogus table
+    "report on a summary.json with no netsim keys": ({"r/summary.json": '{"hello": 1}'}, ["report", "r"],
+                                                     "summary.json: damaged or not netsim's: no key 'name'"),
+    "report on a summary.json with a wrong type": (
+        {"r/summary.json": SUMMARY.format(more=', "max_link_utilization": "high"')}, ["report", "r"],
+        "summary.json: damaged or not netsim's: key 'max_link_utilization' is 'high', expected a number"),
+    "report on a summary.json whose partial is no boolean": (
+        {"r/summary.json": SUMMARY.format(more="").replace("false", '"no"')}, ["report", "r"],
+        "summary.json: damaged or not netsim's: key 'partial' is 'no'"),
     # issue 28, item 3: keys and columns that were ignored
     "a misspelt legacy workload header option": (
         {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
