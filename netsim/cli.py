@@ -474,6 +474,7 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
     """Convert a legacy or TOML workload into Chakra traces for a network (its NPUs and dimensions)."""
     from workload import load_workload, with_overrides
     from workload.chakra import write_chakra
+    from workload.chakra.write import trace_stem
 
     items = [parse_override(item) for item in args.set]
     bad = [item for item, (path, _) in zip(args.set, items) if path[0] != "workload"]
@@ -483,17 +484,18 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
     workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value) for path, value in items])
     network = load_network(args.network)
     passes = option("--passes", positive_int, args.passes)
-    out = Path(args.out or f"chakra-{workload.name}")
+    out = Path(args.out or f"chakra-{trace_stem(workload)}")
     written = write_chakra(workload, network.build_topology(), out, passes)
     traces = [path for path in written if path.suffix == ".et"]
     groups = [path for path in written if path.suffix == ".json"]
     if args.json:
         print(json.dumps({"traces": [str(p) for p in traces], "comm_groups": str(groups[0]) if groups else None}))
     elif not args.quiet:
-        run = f"netsim run --workload {out / workload.name} --network {args.network}"
+        stem = trace_stem(workload)
+        run = f"netsim run --workload {out / stem} --network {args.network}"
         run += f" --comm-groups {groups[0]}" if groups else ""
-        console.print(f"{workload.name}: wrote {len(traces)} traces ({workload.name}.0.et ... "
-                      f"{workload.name}.{len(traces) - 1}.et) into {out}")
+        console.print(f"{workload.name}: wrote {len(traces)} traces ({stem}.0.et ... "
+                      f"{stem}.{len(traces) - 1}.et) into {out}")
         console.print(f"run them with: {run}", soft_wrap=True, markup=False)
 
 

@@ -155,6 +155,9 @@ CASES = {
     "report on a summary.json whose partial is no boolean": (
         {"r/summary.json": SUMMARY.format(more="").replace("false", '"no"')}, ["report", "r"],
         "summary.json: damaged or not netsim's: key 'partial' is 'no'"),
+    # issue 28, item 7: tracebacks
+    "workload to-chakra --out naming a file": ({"taken": ""}, ["workload", "to-chakra", "microAllReduce", "--out",
+                                                                "taken"], "taken: cannot write the traces here"),
     # issue 28, item 3: keys and columns that were ignored
     "a misspelt legacy workload header option": (
         {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from netsim.config import read_text
 from netsim.errors import ConfigError
+from netsim.outputs import folder_name
 from workload.model import MAX_FIELD, Comm, Layer, Workload
 from workload.roofline import Roofline
 
@@ -154,7 +155,8 @@ def write(workload: Workload, out_dir: Path) -> tuple[Path, Path]:
             if value > MAX_FIELD:
                 raise ConfigError(f"layer {layer.name}: {field} {value:.3g} is beyond 2^63 - 1, more than a "
                                   f"workload file can hold: are the dimensions right?")
-    legacy, toml = out_dir / f"{workload.name}.txt", out_dir / f"{workload.name}.toml"
+    stem = folder_name(workload.name)  # one safe path component: the files stay in out_dir
+    legacy, toml = out_dir / f"{stem}.txt", out_dir / f"{stem}.toml"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         legacy.write_text(to_legacy(workload))
