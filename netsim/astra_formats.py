@@ -16,7 +16,7 @@ import math
 from collections.abc import Hashable
 from pathlib import Path
 
-from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text, repeated_key
+from netsim.config import TOO_DEEP, TOO_LONG, Source, did_you_mean, read_json_object, read_text, repeated_key
 from netsim.errors import ConfigError
 from netsim.units import BANDWIDTH_RANGE_GBPS, MAX_TIME_NS
 
@@ -89,6 +89,8 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
             loader.dispose()
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or "topology" not in data:

@@ -251,7 +251,7 @@ def collective_sizes(kind: str, size: str | None) -> list[int]:
     if len(parts) < 3:
         factor = 2
     else:
-        factor = int(parts[2]) if parts[2].isdigit() else 0  # not a whole number: refused below
+        factor = int(parts[2]) if parts[2].isdecimal() else 0  # not a whole number: refused below
     if low < 1 or high < low or factor < 2:
         raise ConfigError(f"--size {size}: expected sizes of at least 1 byte, FROM <= TO and a FACTOR >= 2")
     sizes = [low]

@@ -147,7 +147,7 @@ class Source:
             return None
         parts = str(dotted_key).split(".")
         leaf = re.escape(parts[-1])
-        table = ".".join(p for p in parts[:-1] if not p.isdigit())
+        table = ".".join(p for p in parts[:-1] if not p.isdecimal())
         current = ""
         fallback = None
         for number, line in enumerate(self.text.splitlines(), start=1):
@@ -220,6 +220,7 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
 
 # --------------------------------------------------------------------------- files
 TOO_DEEP = "nested too deeply to read (lists or tables inside each other hundreds of levels deep)"
+TOO_LONG = "holds an integer of thousands of digits, too long to read"
 
 def read_text(path: Path) -> str:
     """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error."""
@@ -242,6 +243,8 @@ def read_toml(path: Path) -> tuple[dict, Source]:
         return tomllib.loads(text), Source(str(path), text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
 
@@ -278,6 +281,8 @@ def read_json_object(path: Path) -> tuple[dict, Source]:
         raise repeated_key(f"{path}:{line}" if line else str(path), key) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict):
@@ -297,6 +302,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"--set {key}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"--set {key}: {TOO_DEEP}") from None
     return key.split("."), value

@@ -312,8 +312,13 @@ def study_plot(plt, frame: pd.DataFrame, varied: list[str], metric: str, title: 
 
 
 def save(plt, figure, path: Path) -> Path:
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    """Write `figure` as a PNG at `path`; a folder that cannot be written is a one-line error."""
+    try:
+        figure.savefig(path, dpi=120)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the plot ({exc.strerror or exc})") from None
+    finally:
+        plt.close(figure)
     return path
 
 

@@ -38,6 +38,7 @@ CYCLE_UNITS = ("cycle", "cycles", "cyc")
 BANDWIDTH_RANGE_GBPS = (1e-6, 1e6)  # per link: 1 kB/s to 1 PB/s
 MAX_TIME_NS = 1e15  # a latency, delay or compute time: about 11.6 days
 MAX_CYCLES = 10**15  # a count of clock cycles
+MAX_SIZE_BYTES = 2**63 - 1  # a message or buffer: 64-bit, as ASTRA-sim reads sizes
 
 
 class UnitError(ValueError):
@@ -68,6 +69,8 @@ def parse_size(value: object) -> int:
     nbytes = number * factor
     if nbytes < 0 or not math.isclose(nbytes, round(nbytes), abs_tol=1e-6):
         raise UnitError(f"expected {expected}, got {value!r} (not a whole, non-negative number of bytes)")
+    if nbytes > MAX_SIZE_BYTES:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond 2^63 - 1 bytes)")
     return int(round(nbytes))
 
 

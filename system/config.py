@@ -36,7 +36,7 @@ ALGORITHM_ALIASES = {
 def canonical_algorithm(name: str) -> str:
     """'doubleBinaryTree' / 'double-binary-tree' -> 'double-binary-tree'; unknown names kept for the error."""
     key = name.strip().replace("-", "").replace("_", "").lower()
-    if key.startswith("direct") and key[6:].isdigit():
+    if key.startswith("direct") and key[6:].isdecimal():
         return f"direct{key[6:]}"
     return ALGORITHM_ALIASES.get(key, name.strip())
 
@@ -148,7 +148,7 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
         key, value = (part.strip() for part in stripped.split(":", 1))
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON (or an integer too long to read): kept as text, checked as the key's value
             pass
         if key in table:
             raise repeated_key(f"{path}:{number}", key)

@@ -158,6 +158,33 @@ CASES = {
     # issue 28, item 7: tracebacks
     "workload to-chakra --out naming a file": ({"taken": ""}, ["workload", "to-chakra", "microAllReduce", "--out",
                                                                 "taken"], "taken: cannot write the traces here"),
+    "--size 1e308": ({}, ["collective", "all-reduce", "--size", "1e308"], "--size: expected a size like '64MiB', "
+                                                                           "'4KiB', '1GB' or a number of bytes, got "
+                                                                           "'1e308' (beyond 2^63 - 1 bytes)"),
+    "--size up to 1e300": ({}, ["collective", "all-reduce", "--size", "1KiB:1e300"], "(beyond 2^63 - 1 bytes)"),
+    "a superscript digit in a system TOML algorithm": (
+        {"s.toml": 'all-reduce-implementation = ["direct\u00b2"]\n'},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.toml"], "unknown algorithm 'direct\u00b2'"),
+    "a superscript digit as a legacy workload's layer count": (
+        {"w.txt": "DATA\n\u00b2\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
+        "w.txt:2: expected the number of layers"),
+    "a superscript digit as a comm group's number": (
+        {"t/readme": "", "g.json": '{"\u00b2": [0, 1]}'}, ["run", "--workload", "t", "--comm-groups", "g.json"],
+        "g.json: key '\u00b2': expected a communicator group number >= 1"),
+    "a 5000-digit integer in a TOML file": ({"n.toml": TORUS.replace("[4]", "[" + "9" * 5000 + "]")},
+                                            ["run", "--network", "n.toml"],
+                                            "n.toml: holds an integer of thousands of digits, too long to read"),
+    "a 5000-digit integer in --set": ({}, ["run", "--set", "topology.dims=[" + "9" * 5000 + "]"],
+                                      "--set topology.dims: holds an integer of thousands of digits"),
+    "a 5000-digit integer in ASTRA-sim YAML": ({"n.yml": RING.format(bw="9" * 5000)}, ["run", "--network", "n.yml"],
+                                               "n.yml: holds an integer of thousands of digits"),
+    "a 5000-digit integer in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="9" * 5000)},
+                                               ["run", "--network", "n.json"],
+                                               "n.json: holds an integer of thousands of digits"),
+    "a 5000-digit integer in a legacy system file": (
+        {"s.txt": "preferred-dataset-splits: " + "9" * 5000 + "\n"}, ["collective", "all-reduce", "--size", "1KiB",
+                                                                       "--system", "s.txt"],
+        "key 'preferred-dataset-splits'"),
     # issue 28, item 3: keys and columns that were ignored
     "a misspelt legacy workload header option": (
         {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],

@@ -126,7 +126,7 @@ def parse_legacy_workload(path: Path) -> Workload:
     except ValueError as exc:
         raise ConfigError(f"{path}:{header_line}: header: {exc}") from None
     count_line, count_tokens = content[1]
-    if len(count_tokens) != 1 or not count_tokens[0].isdigit():
+    if len(count_tokens) != 1 or not count_tokens[0].isdecimal():
         raise ConfigError(f"{path}:{count_line}: expected the number of layers, got {' '.join(count_tokens)!r}")
     count = int(count_tokens[0])
     if count < 1:

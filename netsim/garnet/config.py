@@ -26,7 +26,7 @@ def dim_overrides(value: Any) -> tuple:
         raise UnitError(f"expected tables like [garnet.dim.0], got {value!r}")
     result = []
     for dim, table in sorted(value.items(), key=lambda item: str(item[0])):
-        if not str(dim).isdigit():
+        if not str(dim).isdecimal():
             raise UnitError(f"expected a dimension number like [garnet.dim.0], got [garnet.dim.{dim}]")
         if not isinstance(table, dict):
             raise UnitError(f"[garnet.dim.{dim}]: expected a table, got {table!r}")

@@ -450,7 +450,7 @@ def load_comm_groups(path: str | Path) -> dict[int, tuple]:
     table, source = read_json_object(Path(path))
     groups = {}
     for key, npus in table.items():
-        if not key.isdigit() or int(key) < 1:
+        if not key.isdecimal() or int(key) < 1:
             raise source.error(key, "expected a communicator group number >= 1 (0 is every NPU)")
         if not (isinstance(npus, list) and npus and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                                           for n in npus)):
