@@ -8,6 +8,13 @@ Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective 
   are shared by their members, so they add nothing per NPU (they once grew as NPUs^2);
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
+- a topology alone (`netsim topo`, and every command before its run is planned) costs about
+  BYTES_PER_TOPOLOGY_NPU: 1.8 KB on a 100,000-NPU ring, 4.1 KB on a 100x100x10 torus (`/usr/bin/time
+  -f %M netsim topo torus-4x4 --set topology.dims=[...]`, less the 88 MB of a 2-NPU one), checked
+  from the spec's NPU count before the graph is built;
+- an input file is read whole and parsed into Python objects: TEXT_BYTES_FACTOR times its size at
+  most (tracemalloc's peak over the text's length, a list of numbers: JSON 4.6-6.5, TOML 6.5,
+  YAML 146, PyYAML's node tree).
 Work: the packet backend moves about FLIT_HOPS_PER_S[fidelity] flit-hops a second (pure Python;
 flit fidelity: 104-108 k on the 8x8 NoC torus at uniform 0.3, scripts/bench_network.py, and 109 k
 in a 1 MiB ring all-reduce on the 8x8 torus; packet fidelity: 1.39 M in a 16 MiB ring all-reduce
@@ -25,6 +32,8 @@ from netsim.units import format_size
 
 BYTES_PER_NPU = 40_000
 BYTES_PER_CHUNK = 2600
+BYTES_PER_TOPOLOGY_NPU = 4500
+TEXT_BYTES_FACTOR = 150
 FLIT_HOPS_PER_S = {"flit": 1e5, "packet": 1.2e6}  # by garnet.fidelity (see the module docstring)
 WARN_AFTER_S = 600.0  # estimated work beyond this is worth a warning
 
@@ -38,17 +47,23 @@ class Budget:
     flit_hops: float = 0.0  # packet backend: flits times hops the run moves (0: not known)
     fidelity: str = "flit"  # packet backend: garnet.fidelity, which sets the rate it moves them at
 
+    topology_only: bool = False  # the topology's graph alone (netsim topo; a run's check before building)
+
     @property
     def memory_bytes(self) -> float:
+        if self.topology_only:
+            return self.npus * BYTES_PER_TOPOLOGY_NPU
         return self.npus * (BYTES_PER_NPU + self.chunks_per_npu * BYTES_PER_CHUNK)
 
     def check(self, what: str) -> list[str]:
         """A ConfigError when the run cannot fit in the memory available; else warnings (one line each)."""
         available = available_memory()
         if available is not None and self.memory_bytes > available:
+            held = "its graph" if self.topology_only else f"{self.chunks_per_npu:,} chunks each"
             raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory "
-                              f"({self.npus:,} NPUs, {self.chunks_per_npu:,} chunks each), more than the {format_size(available)} "
-                              f"available: use fewer NPUs or chunks (preferred-dataset-splits)")
+                              f"({self.npus:,} NPUs, {held}), more than the {format_size(available)} "
+                              f"available: use fewer NPUs" + ("" if self.topology_only else
+                                                             " or chunks (preferred-dataset-splits)"))
         rate = FLIT_HOPS_PER_S[self.fidelity]
         seconds = self.flit_hops / rate
         if seconds > WARN_AFTER_S:
@@ -56,6 +71,16 @@ class Budget:
                     f"backend's ~{rate:.2g} flit-hops/s in {self.fidelity} fidelity (less where fast-forward "
                     f"skips a steady state); Ctrl-C stops it and writes what was simulated"]
         return []
+
+
+def check_input_size(path: Path, size: int) -> None:
+    """An input file of `size` bytes is read whole and parsed: refused in one line when that cannot fit
+    in the memory available (/dev/zero, or a file of gigabytes given by mistake)."""
+    available = available_memory()
+    if available is not None and size * TEXT_BYTES_FACTOR > available:
+        raise ConfigError(f"{path}: {format_size(size)} is too large to read as an input file (parsed, about "
+                          f"{format_size(size * TEXT_BYTES_FACTOR)}, more than the {format_size(available)} "
+                          f"of memory available)")
 
 
 def duration(seconds: float) -> str:

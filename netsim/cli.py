@@ -354,6 +354,8 @@ def scenario_synth(args, monitor):
     partial = False
     if args.sweep and args.rate is not None:
         raise ConfigError("--rate: a sweep chooses its loads (from 0.05 up to saturation); give --rate or --sweep")
+    for line in synth_budget_warnings(args, network):
+        monitor.note(line)
     if args.sweep:
         points = []
         watched: list[traffic.SynthRun] = []  # the run of the load being measured
@@ -407,6 +409,22 @@ def scenario_synth(args, monitor):
                "network": {"name": network.name, "path": network.path,
                            "topology": network.build_topology().summary(), "config": network.table}}
     return RunResult(name, summary, tables)
+
+
+def synth_budget_warnings(args, network) -> list[str]:
+    """What a synth run will move (netsim.budget), before anything is built: every NPU offers --rate
+    flits a cycle (a sweep, 0.05 at least) over the warm-up and measured cycles, each at least one hop;
+    a warm-up or cycle count past units.MAX_CYCLES is refused."""
+    from netsim.budget import Budget
+    from netsim.units import MAX_CYCLES
+
+    for flag, value in (("--cycles", args.cycles), ("--warmup", args.warmup)):
+        if value is not None and value > MAX_CYCLES:
+            raise ConfigError(f"{flag} {value}: at most {MAX_CYCLES:g} cycles")
+    cycles = args.cycles + (args.cycles // 5 if args.warmup is None else args.warmup)
+    rate = 0.05 if args.rate is None else args.rate
+    budget = Budget(network.npus, 0, rate * network.npus * cycles, network.garnet.fidelity)
+    return budget.check(f"this synth of {cycles:,} cycles (warm-up included)")
 
 
 def cmd_simulate(args, console: Console) -> int:

@@ -13,11 +13,13 @@ import difflib
 import json
 import math
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from netsim.budget import check_input_size
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_cycles
 
@@ -223,8 +225,15 @@ TOO_DEEP = "nested too deeply to read (lists or tables inside each other hundred
 TOO_LONG = "holds an integer of thousands of digits, too long to read"
 
 def read_text(path: Path) -> str:
-    """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error."""
+    """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error, and
+    so is one that is no regular file (a FIFO would be read forever, /dev/zero without end) or too
+    large to parse in the memory available (netsim.budget)."""
     try:
+        status = path.stat()
+        if stat.S_ISREG(status.st_mode):
+            check_input_size(path, status.st_size)
+        elif not stat.S_ISDIR(status.st_mode):
+            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device); give a file")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None

@@ -24,6 +24,11 @@ class FatTreeSpec:
     uplink_bandwidth: float = setting(0.0, parse=parse_bandwidth,
                                       help="leaf-spine link bandwidth (default: same as bandwidth)")
 
+    @property
+    def npu_count(self) -> int:
+        """NPUs the spec asks for, known before the graph is built (netsim.budget)."""
+        return self.leaves * self.npus_per_leaf
+
 
 def up_down_route(topo: Topology, src: int, dst: int, ties: int, spec: FatTreeSpec) -> list[int]:
     """Up to the nearest common ancestor and down; the spine is chosen by destination (d-mod-k),

@@ -11,6 +11,8 @@ group through that group's switch.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import partial
 
@@ -136,6 +138,11 @@ class HierarchicalSpec:
     """`kind = "hierarchical"`: a list of `[[topology.dims]]` levels, dimension 0 first."""
 
     dims: tuple = setting(parse=lambda v: v, help="a list of [[topology.dims]] tables")
+
+    @property
+    def npu_count(self) -> int:
+        """NPUs the spec asks for, known before the graph is built (netsim.budget)."""
+        return math.prod(level.size for level in self.dims)
 
 
 def build_hierarchical(spec: HierarchicalSpec, name: str) -> Topology:

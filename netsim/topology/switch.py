@@ -26,6 +26,11 @@ class SwitchSpec:
     single_router: bool = setting(False, parse=as_bool, help="packet backend: NICs attach to the switch "
                                   "directly, no router per NPU (one k-port router with its terminals)")
 
+    @property
+    def npu_count(self) -> int:
+        """NPUs the spec asks for (netsim.budget), as every topology spec tells them."""
+        return self.npus
+
 
 def build_switch(spec: SwitchSpec, name: str) -> Topology:
     level = LevelSpec("switch", spec.npus, spec.bandwidth, spec.latency, router_latency=spec.router_latency)

@@ -3,6 +3,7 @@ dimension; a mesh has no wrap-around links."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from netsim.config import list_of, positive_int, scalar_or_list_of, setting
@@ -20,6 +21,11 @@ class TorusSpec:
                                 help="link bandwidth ('50GB/s'), or a list with one per dimension")
     latency: object = setting(parse=scalar_or_list_of(parse_time),
                               help="link latency ('500ns'), or a list with one per dimension")
+
+    @property
+    def npu_count(self) -> int:
+        """NPUs the spec asks for, known before the graph is built (netsim.budget)."""
+        return math.prod(self.dims)
 
 
 def per_dim(value, count: int, what: str) -> list:
