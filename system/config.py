@@ -9,6 +9,7 @@ without underscores applies to every dimension.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from dataclasses import dataclass
@@ -77,8 +78,9 @@ class SystemConfig:
                                     help="reduce-scatter algorithm per dimension")
     all_gather: tuple = setting(("ring",), key="all-gather-implementation", parse=algorithm_list,
                                 help="all-gather algorithm per dimension")
-    all_to_all: tuple = setting(("ring",), key="all-to-all-implementation", parse=algorithm_list,
-                                help="all-to-all algorithm per dimension")
+    all_to_all: tuple = setting((), key="all-to-all-implementation", parse=algorithm_list,
+                                help="all-to-all algorithm per dimension (default: direct on switch and "
+                                     "fully-connected dimensions, ring on rings: by_dimension)")
     collective_optimization: str = setting("localBWAware", key="collective-optimization",
                                            parse=choice("baseline", "localBWAware"),
                                            help="baseline: full collective per dimension; localBWAware: "
@@ -186,6 +188,8 @@ def parse_system_table(table: dict, source: Source, default_name: str, astra_fil
         raise source.error(custom[0], "custom (Chakra) collective implementations are not supported; "
                                       "use one of the built-in algorithms")
     config = build(SystemConfig, table, source)
+    if astra_file and not config.all_to_all:  # ASTRA-sim's files: ring when they name no all-to-all (as before)
+        config = dataclasses.replace(config, all_to_all=("ring",))
     if config.boost_mode != 0:
         raise source.error("boost-mode", "boost mode is not modelled; set it to 0")
     if config.roofline_enabled and not (config.peak_perf > 0 and config.local_mem_bw > 0):
@@ -208,6 +212,19 @@ def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]]
         apply_override(table, key_path, value)
         source.overridden.add(".".join(key_path))
     return parse_system_table(table, source, path.name.rsplit(".", 1)[0], astra_file=path.suffix != ".toml")
+
+
+DIRECT_DIMENSIONS = ("switch", "fully-connected")  # every NPU one hop from every other: all-to-all goes direct
+
+
+def by_dimension(config: SystemConfig, dimension_kinds: tuple) -> SystemConfig:
+    """`config` with its all-to-all algorithms filled in when it names none: direct on a dimension whose
+    NPUs are each one hop apart (a switch, fully-connected: a ring all-to-all there crosses the switch
+    size - 1 times), ring on a ring. (ASTRA-sim files keep their own choice: parse_system_table.)"""
+    if config.all_to_all:
+        return config
+    chosen = tuple("direct" if kind in DIRECT_DIMENSIONS else "ring" for kind in dimension_kinds)
+    return dataclasses.replace(config, all_to_all=chosen if len(set(chosen)) > 1 else chosen[:1])
 
 
 def check_algorithms(config: SystemConfig, sizes: tuple, where: str) -> None:
