@@ -374,6 +374,12 @@ class SweepState:
         self.started = time.perf_counter()
         self.next_refresh = 0.0
 
+    def started_work(self) -> None:
+        """The first progress line, once the results file is open and the workers (or cluster) are
+        reached: an error before then is the only line printed."""
+        self.view.update(Snapshot("netsim sweep", self.done / max(1, self.total),
+                                  f"{self.done:,}/{self.total:,} points (already done: {self.done:,})", 0.0))
+
     def record(self, record: dict) -> None:
         self.done += 1
         self.failed += record["status"] != "ok"
@@ -388,6 +394,7 @@ def _local(todo, jobs: int, state: SweepState, emit) -> None:
     """Run the points of the iterator `todo` in `jobs` worker processes, at most 2 * jobs handed out
     at a time (a million-point study is not submitted up front); on a stop, end the workers."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
+    state.started_work()
     pending: set = set()
     try:
         while not state.interrupted:
@@ -443,6 +450,7 @@ def _dask(todo, scheduler: str, state: SweepState, emit) -> None:
     except (OSError, ValueError, TypeError) as exc:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
     with client:
+        state.started_work()
         in_flight = 2 * max(1, sum(client.nthreads().values()))
         futures = as_completed(client.map(run_point, list(itertools.islice(todo, in_flight)), pure=False))
         try:
@@ -469,8 +477,6 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
     done = {key for key, record in records.items() if record["status"] == "ok"}
     total = len(study.points)
     state = SweepState(view or NullView(), total, len(done))
-    state.view.update(Snapshot("netsim sweep", state.done / max(1, total),
-                               f"{state.done:,}/{total:,} points (already done: {len(done):,})", 0.0))
     todo = (point for point in study.points if point.key not in done)
     with open_results(study.results) as out, watching(state):
         def emit(record: dict) -> None:

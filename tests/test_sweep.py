@@ -367,3 +367,26 @@ def test_a_bad_key_or_missing_file_in_a_study_is_refused_before_any_point_runs(t
 
 
 STUDY_HEAD = '[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n'
+
+
+def test_a_scheduler_nobody_listens_on_is_the_only_line(tmp_path, capsys):
+    """The progress line came before the error (two lines): now the error alone (issue 28, item 10;
+    without Dask installed the error is that it is needed)."""
+    path = write_study(tmp_path, SMALL)
+    assert main(["sweep", str(path), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("netsim: error: --scheduler"), err
+
+
+def test_a_results_file_that_cannot_be_written_is_the_only_line(tmp_path, capsys, monkeypatch):
+    """As in a read-only folder (which root, running the tests, could write anyway)."""
+    import netsim.sweep
+
+    def read_only(path):
+        raise ConfigError(f"{path}: cannot write the results file (Read-only file system)")
+
+    monkeypatch.setattr(netsim.sweep, "open_results", read_only)
+    path = write_study(tmp_path, SMALL)
+    assert main(["sweep", str(path), "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"netsim: error: {tmp_path / 'study.results.jsonl'}: cannot write the results file (Read-only file system)\n"
