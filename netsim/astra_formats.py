@@ -18,7 +18,7 @@ from pathlib import Path
 
 from netsim.config import TOO_DEEP, TOO_LONG, Source, did_you_mean, read_json_object, read_text, repeated_key
 from netsim.errors import ConfigError
-from netsim.units import BANDWIDTH_RANGE_GBPS, MAX_TIME_NS
+from netsim.units import LINK_BANDWIDTH_RANGE_GBPS, MAX_TIME_NS
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
 GIB_PER_GB = 2**30 / 1e9
@@ -33,8 +33,8 @@ def _level_kind(value, source: Source, key: str) -> str:
 
 # what a per-dimension list may hold: (test, what it expects)
 WHOLE = (lambda x: float(x).is_integer() and x >= 1, "whole numbers of at least 1")
-BANDWIDTHS = (lambda x: BANDWIDTH_RANGE_GBPS[0] <= x <= BANDWIDTH_RANGE_GBPS[1],
-              f"bandwidths from {BANDWIDTH_RANGE_GBPS[0]:g} to {BANDWIDTH_RANGE_GBPS[1]:g} GB/s")
+BANDWIDTHS = (lambda x: LINK_BANDWIDTH_RANGE_GBPS[0] <= x <= LINK_BANDWIDTH_RANGE_GBPS[1],
+              f"bandwidths from {LINK_BANDWIDTH_RANGE_GBPS[0]:g} to {LINK_BANDWIDTH_RANGE_GBPS[1]:g} GB/s")
 LATENCIES = (lambda x: 0 <= x <= MAX_TIME_NS, f"latencies from 0 to {MAX_TIME_NS:g} ns")
 
 

@@ -9,7 +9,7 @@ import networkx as nx
 
 from netsim.config import positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 
 @dataclass(frozen=True)
@@ -19,9 +19,9 @@ class FatTreeSpec:
     leaves: int = setting(parse=positive_int, help="number of leaf switches")
     npus_per_leaf: int = setting(parse=positive_int, help="NPUs attached to each leaf")
     spines: int = setting(parse=positive_int, help="number of spine switches")
-    bandwidth: float = setting(parse=parse_bandwidth, help="NPU-leaf link bandwidth, e.g. '50GB/s'")
+    bandwidth: float = setting(parse=parse_link_bandwidth, help="NPU-leaf link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="link latency (every link), e.g. '500ns'")
-    uplink_bandwidth: float = setting(0.0, parse=parse_bandwidth,
+    uplink_bandwidth: float = setting(0.0, parse=parse_link_bandwidth,
                                       help="leaf-spine link bandwidth (default: same as bandwidth)")
 
     @property
