@@ -18,6 +18,7 @@ Times are shown in ns, us or ms, whichever reads best; cycles become time when t
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -268,6 +269,16 @@ def metric_label(metric: str, largest: float) -> tuple[str, float]:
     return metric.replace("_", " "), 1.0
 
 
+def doubling(values) -> bool:
+    """True when the distinct values (3 or more, positive) each double or more than double the one
+    before by a power of two (4, 8, 16, 32; 1, 4, 16): a log-2 axis spaces them evenly."""
+    distinct = sorted(set(float(v) for v in values))
+    if len(distinct) < 3 or distinct[0] <= 0:
+        return False
+    ratios = [b / a for a, b in zip(distinct, distinct[1:])]
+    return all(ratio >= 2 and math.log2(ratio).is_integer() for ratio in ratios)
+
+
 def study_plot(plt, frame: pd.DataFrame, varied: list[str], metric: str, title: str):
     """A study's `metric` against a varied parameter, one line (and legend entry) per combination of
     the others; failed points are left out."""
@@ -291,6 +302,11 @@ def study_plot(plt, frame: pd.DataFrame, varied: list[str], metric: str, title: 
             ax.set_xscale("log", base=2)
             ticks = sorted(set(xs))
             ax.set_xticks(ticks, [format_size(t) for t in ticks], fontsize=8)
+            ax.minorticks_off()
+        elif doubling(numeric_axis(ok[x_key])[0]):  # buffer flits 4, 8, 16, 32; NPUs: evenly spaced
+            ax.set_xscale("log", base=2)
+            ticks = sorted(set(numeric_axis(ok[x_key])[0]))
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=8)
             ax.minorticks_off()
         elif xs.min() > 0 and xs.max() / xs.min() >= 100:
             ax.set_xscale("log")

@@ -188,3 +188,22 @@ def test_report_plot_into_a_folder_it_cannot_write_is_one_line(tmp_path, capsys)
     assert main(["report", str(out), "--plot"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{out}/links_" in err and ".png: cannot write the plot" in err, err
+
+
+def test_study_plot_over_a_doubling_parameter_has_a_log_2_axis_with_the_values_as_ticks():
+    """Buffer flits 4, 8, 16, 32 were spaced linearly, crowding the small values (issue 28, item 14);
+    values that do not double keep a linear axis."""
+    import pandas as pd
+
+    flits = [4, 8, 16, 32]
+    frame = pd.DataFrame({"point": range(4), "status": "ok", "error": "", "garnet.buffer_flits": flits,
+                          "collective_time_ns": [4e4, 3e4, 2.5e4, 2.4e4]})
+    figure = plots.study_plot(plt, frame, ["garnet.buffer_flits"], "collective_time_ns", "t")
+    (ax,) = drawn_axes(figure)
+    assert ax.get_xscale() == "log" and [t.get_text() for t in ax.get_xticklabels()] == ["4", "8", "16", "32"]
+    plt.close(figure)
+    figure = plots.study_plot(plt, frame.assign(**{"garnet.buffer_flits": [4, 6, 8, 10]}), ["garnet.buffer_flits"],
+                              "collective_time_ns", "t")
+    (ax,) = drawn_axes(figure)
+    assert ax.get_xscale() == "linear"
+    plt.close(figure)
