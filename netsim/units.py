@@ -35,7 +35,7 @@ CYCLE_UNITS = ("cycle", "cycles", "cyc")
 
 # The physical range of what netsim reads: beyond it a run's arithmetic overflows (a utilization of
 # inf), or its events fall past any horizon and it stops as if deadlocked; said at load time instead.
-LINK_BANDWIDTH_RANGE_GBPS = (1e-6, 1e9)  # per link: 1 kB/s to 1 EB/s
+LINK_BANDWIDTH_RANGE_GBPS = (1e-6, 1e12)  # per link: 1 kB/s to 1 ZB/s (tests model "infinitely fast" by 1e12)
 MAX_TIME_NS = 1e15  # a latency, delay or compute time: about 11.6 days
 MAX_CYCLES = 10**15  # a count of clock cycles
 MAX_SIZE_BYTES = 2**63 - 1  # a message or buffer: 64-bit, as ASTRA-sim reads sizes
@@ -99,7 +99,7 @@ def parse_link_bandwidth(value: object) -> float:
     bandwidth = parse_bandwidth(value)
     low, high = LINK_BANDWIDTH_RANGE_GBPS
     if not low <= bandwidth <= high:
-        raise UnitError(f"expected a link bandwidth from {low:g} to {high:g} GB/s (1 kB/s to 1 EB/s), got {value!r}")
+        raise UnitError(f"expected a link bandwidth from {low:g} to {high:g} GB/s (1 kB/s to 1 ZB/s), got {value!r}")
     return bandwidth
 
 
