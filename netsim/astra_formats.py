@@ -13,10 +13,12 @@ of them (v1 the highest, 2.x the lowest): the tables say so (`cross_dimension_me
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from pathlib import Path
 
-from netsim.config import TOO_DEEP, Source, did_you_mean, read_json_object, read_text
+from netsim.config import TOO_DEEP, TOO_LONG, Source, did_you_mean, read_json_object, read_text, repeated_key
 from netsim.errors import ConfigError
+from netsim.units import LINK_BANDWIDTH_RANGE_GBPS, MAX_TIME_NS
 
 ASTRA_LEVEL_KINDS = {"ring": "ring", "fullyconnected": "fully-connected", "switch": "switch"}
 GIB_PER_GB = 2**30 / 1e9
@@ -31,8 +33,9 @@ def _level_kind(value, source: Source, key: str) -> str:
 
 # what a per-dimension list may hold: (test, what it expects)
 WHOLE = (lambda x: float(x).is_integer() and x >= 1, "whole numbers of at least 1")
-POSITIVE = (lambda x: x > 0, "positive numbers")
-NON_NEGATIVE = (lambda x: x >= 0, "numbers of at least 0")
+BANDWIDTHS = (lambda x: LINK_BANDWIDTH_RANGE_GBPS[0] <= x <= LINK_BANDWIDTH_RANGE_GBPS[1],
+              f"bandwidths from {LINK_BANDWIDTH_RANGE_GBPS[0]:g} to {LINK_BANDWIDTH_RANGE_GBPS[1]:g} GB/s")
+LATENCIES = (lambda x: 0 <= x <= MAX_TIME_NS, f"latencies from 0 to {MAX_TIME_NS:g} ns")
 
 
 def _per_dim_list(data: dict, key: str, count: int, source: Source, rule: tuple, default=None) -> list:
@@ -54,6 +57,23 @@ def _per_dim_list(data: dict, key: str, count: int, source: Source, rule: tuple,
     return value
 
 
+def _unique_key_loader():
+    """A YAML safe loader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, Hashable) and key in seen:
+                    raise repeated_key(f"{self.name}:{key_node.start_mark.line + 1}", key)
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader
+
+
 def read_astra_yaml(path: Path) -> tuple[dict, Source]:
     """ASTRA-sim 2.x network YAML -> network table."""
     import yaml
@@ -65,9 +85,16 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
             if isinstance(event, yaml.AliasEvent):  # *name: a node repeated, however large (an "alias bomb")
                 raise ConfigError(f"{path}:{event.start_mark.line + 1}: YAML alias *{event.anchor:.40}: network "
                                   f"files are read without aliases (ASTRA-sim's use none); write the values out")
-        data = yaml.safe_load(text)
+        loader = _unique_key_loader()(text)
+        loader.name = str(path)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or "topology" not in data:
@@ -80,8 +107,8 @@ def read_astra_yaml(path: Path) -> tuple[dict, Source]:
             raise source.error(key, "unknown key (expected topology, npus_count, bandwidth, latency)")
     count = len(kinds)
     sizes = _per_dim_list(data, "npus_count", count, source, WHOLE)
-    bandwidths = _per_dim_list(data, "bandwidth", count, source, POSITIVE)
-    latencies = _per_dim_list(data, "latency", count, source, NON_NEGATIVE)
+    bandwidths = _per_dim_list(data, "bandwidth", count, source, BANDWIDTHS)
+    latencies = _per_dim_list(data, "latency", count, source, LATENCIES)
     levels = [{"type": _level_kind(k, source, "topology"), "size": int(n), "bandwidth": bw * GIB_PER_GB,
                "latency": float(lat)} for k, n, bw, lat in zip(kinds, sizes, bandwidths, latencies)]
     return {"name": path.stem, "description": "ASTRA-sim 2.x network YAML", "cross_dimension_messages": "lowest-dimension",
@@ -120,10 +147,10 @@ def read_astra_json(path: Path) -> tuple[dict, Source]:
     if dimensions != count:
         raise source.error("dimensions-count", f"says {dimensions} but topologies-per-dim lists {count}")
     sizes = _per_dim_list(data, "units-count", count, source, WHOLE)
-    bandwidths = _per_dim_list(data, "link-bandwidth", count, source, POSITIVE)
-    latencies = _per_dim_list(data, "link-latency", count, source, NON_NEGATIVE)
-    nics = _per_dim_list(data, "nic-latency", count, source, NON_NEGATIVE, [0] * count)
-    routers = _per_dim_list(data, "router-latency", count, source, NON_NEGATIVE, [0] * count)
+    bandwidths = _per_dim_list(data, "link-bandwidth", count, source, BANDWIDTHS)
+    latencies = _per_dim_list(data, "link-latency", count, source, LATENCIES)
+    nics = _per_dim_list(data, "nic-latency", count, source, LATENCIES, [0] * count)
+    routers = _per_dim_list(data, "router-latency", count, source, LATENCIES, [0] * count)
     links = _per_dim_list(data, "links-count", count, source, WHOLE, [1] * count)
     levels = []
     for d, (k, n, bw, lat, nic, router, link) in enumerate(zip(kinds, sizes, bandwidths, latencies, nics, routers,

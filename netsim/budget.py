@@ -16,6 +16,13 @@ at 2 and 34 VCs, both giving the same figures):
 - every packet of the largest message: BYTES_PER_MESSAGE_PACKET, the latency-histogram entry it can
   add (packets of one message wait for each other, so each has a latency of its own; a dict entry
   of two ints, 106 B measured).
+- a topology alone (`netsim topo`, and every command before its run is planned) costs about
+  BYTES_PER_TOPOLOGY_NPU: 1.8 KB on a 100,000-NPU ring, 4.1 KB on a 100x100x10 torus (`/usr/bin/time
+  -f %M netsim topo torus-4x4 --set topology.dims=[...]`, less the 88 MB of a 2-NPU one), checked
+  from the spec's NPU count before the graph is built;
+- an input file is read whole and parsed into Python objects: TEXT_BYTES_FACTOR times its size at
+  most (tracemalloc's peak over the text's length, a list of numbers: JSON 4.6-6.5, TOML 6.5,
+  YAML 146, PyYAML's node tree).
 Work: the packet backend moves about FLIT_HOPS_PER_S[fidelity] flit-hops a second (pure Python;
 flit fidelity: 104-108 k on the 8x8 NoC torus at uniform 0.3, scripts/bench_network.py, and 109 k
 in a 1 MiB ring all-reduce on the 8x8 torus; packet fidelity: 1.39 M in a 16 MiB ring all-reduce
@@ -36,6 +43,8 @@ BYTES_PER_CHUNK = 2600
 BYTES_PER_PORT = 2700
 BYTES_PER_VC = 1900
 BYTES_PER_MESSAGE_PACKET = 110
+BYTES_PER_TOPOLOGY_NPU = 4500
+TEXT_BYTES_FACTOR = 150
 FLIT_HOPS_PER_S = {"flit": 1e5, "packet": 1.2e6}  # by garnet.fidelity (see the module docstring)
 WARN_AFTER_S = 600.0  # estimated work beyond this is worth a warning
 
@@ -52,8 +61,12 @@ class Budget:
     vcs: int = 0  # packet backend: the VCs of those ports
     message_packets: int = 0  # packet backend: packets of the largest message
 
+    topology_only: bool = False  # the topology's graph alone (netsim topo; a run's check before building)
+
     @property
     def memory_bytes(self) -> float:
+        if self.topology_only:
+            return self.npus * BYTES_PER_TOPOLOGY_NPU
         return (self.npus * (BYTES_PER_NPU + self.chunks_per_npu * BYTES_PER_CHUNK) + self.ports * BYTES_PER_PORT
                 + self.vcs * BYTES_PER_VC + self.message_packets * BYTES_PER_MESSAGE_PACKET)
 
@@ -62,14 +75,15 @@ class Budget:
         available = available_memory()
         if available is None or self.memory_bytes <= available:
             return
-        parts = [f"{self.npus:,} NPUs", f"{self.chunks_per_npu:,} chunks each"]
+        parts = [f"{self.npus:,} NPUs", "its graph" if self.topology_only else f"{self.chunks_per_npu:,} chunks each"]
         if self.ports:
             parts += [f"{self.ports:,} ports with {self.vcs:,} VCs",
                       f"{self.message_packets:,} packets in the largest message"]
+        advice = "use fewer NPUs" + ("" if self.topology_only else " or chunks (preferred-dataset-splits)")
+        if self.ports:
+            advice += ", fewer VCs (garnet.vcs) or a smaller message"
         raise ConfigError(f"{what} would need about {format_size(self.memory_bytes)} of memory ({', '.join(parts)}), "
-                          f"more than the {format_size(available)} available: use fewer NPUs or chunks "
-                          f"(preferred-dataset-splits)" + (", fewer VCs (garnet.vcs) or a smaller message"
-                                                           if self.ports else ""))
+                          f"more than the {format_size(available)} available: {advice}")
 
     def check(self, what: str) -> list[str]:
         """A ConfigError when the run cannot fit in the memory available; else warnings (one line each)."""
@@ -123,6 +137,16 @@ def packet_backend_state(topology, network_config, largest_message: int) -> dict
     injection = sum((count if per_link else 1) for count, has_router in zip(outgoing, routed) if has_router)
     return {"ports": ports + injection, "vcs": vcs + injection * config.vcs,
             "message_packets": -(-largest_message // params.packet_bytes)}
+
+
+def check_input_size(path: Path, size: int) -> None:
+    """An input file of `size` bytes is read whole and parsed: refused in one line when that cannot fit
+    in the memory available (/dev/zero, or a file of gigabytes given by mistake)."""
+    available = available_memory()
+    if available is not None and size * TEXT_BYTES_FACTOR > available:
+        raise ConfigError(f"{path}: {format_size(size)} is too large to read as an input file (parsed, about "
+                          f"{format_size(size * TEXT_BYTES_FACTOR)}, more than the {format_size(available)} "
+                          f"of memory available)")
 
 
 def duration(seconds: float) -> str:

@@ -291,7 +291,7 @@ def collective_sizes(kind: str, size: str | None) -> list[int]:
     if len(parts) < 3:
         factor = 2
     else:
-        factor = int(parts[2]) if parts[2].isdigit() else 0  # not a whole number: refused below
+        factor = int(parts[2]) if parts[2].isdecimal() else 0  # not a whole number: refused below
     if low < 1 or high < low or factor < 2:
         raise ConfigError(f"--size {size}: expected sizes of at least 1 byte, FROM <= TO and a FACTOR >= 2")
     sizes = [low]
@@ -398,6 +398,8 @@ def scenario_synth(args, monitor):
     partial = False
     if args.sweep and args.rate is not None:
         raise ConfigError("--rate: a sweep chooses its loads (from 0.05 up to saturation); give --rate or --sweep")
+    for line in synth_budget_warnings(args, network):
+        monitor.note(line)
     if args.sweep:
         points = []
         watched: list[traffic.SynthRun] = []  # the run of the load being measured
@@ -451,6 +453,22 @@ def scenario_synth(args, monitor):
                "network": {"name": network.name, "path": network.path,
                            "topology": network.build_topology().summary(), "config": network.table}}
     return RunResult(name, summary, tables)
+
+
+def synth_budget_warnings(args, network) -> list[str]:
+    """What a synth run will move (netsim.budget), before anything is built: every NPU offers --rate
+    flits a cycle (a sweep, 0.05 at least) over the warm-up and measured cycles, each at least one hop;
+    a warm-up or cycle count past units.MAX_CYCLES is refused."""
+    from netsim.budget import Budget
+    from netsim.units import MAX_CYCLES
+
+    for flag, value in (("--cycles", args.cycles), ("--warmup", args.warmup)):
+        if value is not None and value > MAX_CYCLES:
+            raise ConfigError(f"{flag} {value}: at most {MAX_CYCLES:g} cycles")
+    cycles = args.cycles + (args.cycles // 5 if args.warmup is None else args.warmup)
+    rate = 0.05 if args.rate is None else args.rate
+    budget = Budget(network.npus, 0, rate * network.npus * cycles, network.garnet.fidelity)
+    return budget.check(f"this synth of {cycles:,} cycles (warm-up included)")
 
 
 def cmd_simulate(args, console: Console) -> int:
@@ -519,6 +537,7 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
     """Convert a legacy or TOML workload into Chakra traces for a network (its NPUs and dimensions)."""
     from workload import load_workload, with_overrides
     from workload.chakra import write_chakra
+    from workload.chakra.write import trace_stem
 
     items = [parse_override(item) for item in args.set]
     bad = [item for item, (path, _) in zip(args.set, items) if path[0] != "workload"]
@@ -528,17 +547,18 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
     workload = with_overrides(load_workload(args.workload), [(".".join(path[1:]), value) for path, value in items])
     network = load_network(args.network)
     passes = option("--passes", positive_int, args.passes)
-    out = Path(args.out or f"chakra-{workload.name}")
+    out = Path(args.out or f"chakra-{trace_stem(workload)}")
     written = write_chakra(workload, network.build_topology(), out, passes)
     traces = [path for path in written if path.suffix == ".et"]
     groups = [path for path in written if path.suffix == ".json"]
     if args.json:
         print(json.dumps({"traces": [str(p) for p in traces], "comm_groups": str(groups[0]) if groups else None}))
     elif not args.quiet:
-        run = f"netsim run --workload {out / workload.name} --network {args.network}"
+        stem = trace_stem(workload)
+        run = f"netsim run --workload {out / stem} --network {args.network}"
         run += f" --comm-groups {groups[0]}" if groups else ""
-        console.print(f"{workload.name}: wrote {len(traces)} traces ({workload.name}.0.et ... "
-                      f"{workload.name}.{len(traces) - 1}.et) into {out}")
+        console.print(f"{workload.name}: wrote {len(traces)} traces ({stem}.0.et ... "
+                      f"{stem}.{len(traces) - 1}.et) into {out}")
         console.print(f"run them with: {run}", soft_wrap=True, markup=False)
 
 

@@ -14,13 +14,17 @@ import hashlib
 import json
 import math
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from netsim.budget import check_input_size
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_cycles
+
+CLOCK_RANGE_GHZ = (1e-3, 1e3)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,6 +54,15 @@ def non_negative_int(value: Any) -> int:
 def positive_float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise UnitError(f"expected a positive number, got {value!r}")
+    return float(value)
+
+
+def clock_frequency(value: Any) -> float:
+    """A clock in GHz within CLOCK_RANGE_GHZ (1 MHz to 1 THz): a clock beyond it makes every latency
+    round to zero or to more cycles than a run can count."""
+    low, high = CLOCK_RANGE_GHZ
+    if positive_float(value) < low or value > high:
+        raise UnitError(f"expected a clock between {low:g} and {high:g} GHz, got {value!r}")
     return float(value)
 
 
@@ -137,7 +150,7 @@ class Source:
             return None
         parts = str(dotted_key).split(".")
         leaf = re.escape(parts[-1])
-        table = ".".join(p for p in parts[:-1] if not p.isdigit())
+        table = ".".join(p for p in parts[:-1] if not p.isdecimal())
         current = ""
         fallback = None
         for number, line in enumerate(self.text.splitlines(), start=1):
@@ -187,6 +200,11 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
                                + f"; the keys{' of ' + prefix.rstrip('.') if prefix else ''}: {', '.join(declared)}")
     values: dict[str, Any] = {}
     clock = table.get("clock_ghz")
+    if clock is not None and any(f.metadata["cycles"] for f in declared.values()):
+        try:  # the clock cycle-valued keys are read with, checked first so that its error names it
+            clock = clock_frequency(clock)
+        except UnitError as exc:
+            raise source.error(f"{prefix}clock_ghz", str(exc)) from None
     for key, f in declared.items():
         dotted = f"{prefix}{key}"
         if key not in table:
@@ -196,7 +214,7 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
         raw = table[key]
         try:
             if f.metadata["cycles"]:
-                values[f.name] = f.metadata["parse"](parse_cycles(raw, positive_float(clock) if clock is not None else 1.0))
+                values[f.name] = f.metadata["parse"](parse_cycles(raw, clock if clock is not None else 1.0))
             else:
                 values[f.name] = f.metadata["parse"](raw)
         except UnitError as exc:
@@ -206,10 +224,18 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
 
 # --------------------------------------------------------------------------- files
 TOO_DEEP = "nested too deeply to read (lists or tables inside each other hundreds of levels deep)"
+TOO_LONG = "holds an integer of thousands of digits, too long to read"
 
 def read_text(path: Path) -> str:
-    """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error."""
+    """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error, and
+    so is one that is no regular file (a FIFO would be read forever, /dev/zero without end) or too
+    large to parse in the memory available (netsim.budget)."""
     try:
+        status = path.stat()
+        if stat.S_ISREG(status.st_mode):
+            check_input_size(path, status.st_size)
+        elif not stat.S_ISDIR(status.st_mode):
+            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device); give a file")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
@@ -228,17 +254,46 @@ def read_toml(path: Path) -> tuple[dict, Source]:
         return tomllib.loads(text), Source(str(path), text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
 
 
+class RepeatedKey(Exception):
+    """A key given twice in one table of a file (raised inside a parser, turned into a ConfigError)."""
+
+
+def repeated_key(where: str, key: str) -> ConfigError:
+    """The one-line error for a key given twice: netsim takes neither value silently."""
+    return ConfigError(f"{where}: key '{key}' is given twice; keep one (the first or the last would be taken "
+                       f"silently)")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's key-value pairs as a dict, refusing a repeated key (json's object_pairs_hook)."""
+    table: dict = {}
+    for key, value in pairs:
+        if key in table:
+            raise RepeatedKey(key)
+        table[key] = value
+    return table
+
+
 def read_json_object(path: Path) -> tuple[dict, Source]:
-    """Read a JSON file holding one object; a syntax error names the file and line."""
+    """Read a JSON file holding one object; a syntax error or a repeated key names the file and line."""
     text = read_text(path)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
+    except RepeatedKey as exc:
+        key = exc.args[0]
+        places = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+        line = text.count("\n", 0, places[1]) + 1 if len(places) > 1 else None  # the second time it is given
+        raise repeated_key(f"{path}:{line}" if line else str(path), key) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"{path}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict):
@@ -258,6 +313,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise ConfigError(f"--set {key}: {TOO_LONG}") from None
     except RecursionError:
         raise ConfigError(f"--set {key}: {TOO_DEEP}") from None
     return key.split("."), value

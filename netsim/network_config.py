@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from netsim.backends import BACKENDS
+from netsim.budget import Budget
 from netsim.bundled import find_config
 from netsim.config import (Source, apply_override, as_str, as_table, build, choice, overrides_label, read_toml,
                            setting)
@@ -65,6 +66,9 @@ class NetworkConfig:
         return TOPOLOGY_KINDS[self.topology_kind].npus(self.topology_spec)
 
     def build_topology(self) -> Topology:
+        """The topology's graph, after checking it fits in memory (netsim.budget: a 4-billion-NPU torus
+        is refused before any of it is built)."""
+        Budget(self.npus, 0, topology_only=True).check(f"the topology of {self.name}")
         try:
             topology = TOPOLOGY_KINDS[self.topology_kind].build(self.topology_spec, self.name)
         except ValueError as exc:

@@ -94,6 +94,7 @@ def load_output(out_dir: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
         raise ConfigError(f"{summary_path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     if not isinstance(summary, dict):
         raise ConfigError(f"{summary_path}: expected a JSON object")
+    check_summary(summary, summary_path)
     files = summary.get("files")
     if files is None:  # written before summaries listed their tables
         paths = sorted(out_dir.glob("*.csv"))
@@ -156,6 +157,30 @@ def listed_table(out_dir: Path, name: str, size: int) -> Path:
         raise ConfigError(f"{out_dir}: damaged output folder: {name} is {shown}, {SUMMARY} lists {size} bytes "
                           f"(a full disk, or a copy cut short?)")
     return path
+
+
+# keys every summary.json has, and their types; a key whose name ends in a unit holds a number (or
+# null: not measured), or a list of them per NPU
+SUMMARY_KEYS = {"name": str, "backend": str, "partial": bool, "events": int, "wall_time_s": (int, float)}
+NUMBER_SUFFIXES = ("_ns", "_s", "_GBps", "_bytes", "_cycles", "_load", "utilization", "_fraction", "_hops")
+
+
+def check_summary(summary: dict, path: Path) -> None:
+    """A summary.json that lacks netsim's keys or holds a wrong type (e.g. max_link_utilization =
+    "high") is a damaged folder: the report would print an empty or bogus table."""
+    def is_number(value) -> bool:
+        return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+    for key, kind in SUMMARY_KEYS.items():
+        if key not in summary:
+            raise ConfigError(f"{path}: damaged or not netsim's: no key '{key}' (every netsim summary has "
+                              f"{', '.join(SUMMARY_KEYS)})")
+        if not isinstance(summary[key], kind) or (kind is int and isinstance(summary[key], bool)):
+            raise ConfigError(f"{path}: damaged or not netsim's: key '{key}' is {summary[key]!r:.40}")
+    for key, value in summary.items():
+        values = value if isinstance(value, list) else [value]
+        if key.endswith(NUMBER_SUFFIXES) and not all(is_number(item) for item in values):
+            raise ConfigError(f"{path}: damaged or not netsim's: key '{key}' is {value!r:.40}, expected a number")
 
 
 def read_table(path: Path) -> pd.DataFrame:

@@ -18,6 +18,7 @@ Times are shown in ns, us or ms, whichever reads best; cycles become time when t
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np

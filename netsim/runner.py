@@ -224,7 +224,7 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
         "name": f"{workload.name}-{network_cfg.name}",
         **_timing_summary(network, finish_times, per_npu, {"exposed_update_time_ns": first["exposed_update_time_ns"],
                                                            **overlap(runs[0]), "passes": passes}),
-        **network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
+        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
         "simulated_npus": len(measured),  # fewer than the NPUs when alike ones ran in lockstep
@@ -277,7 +277,7 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     summary = {
         "name": f"{trace.name}-{network_cfg.name}",
         **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
-        **network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
+        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
                      "in_flight": in_flight, "memory": memory.path if memory is not None else None},
     }
@@ -384,7 +384,7 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
         "busbw_GBps": None if algbw is None else algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
-        **network_summary(network, network_cfg, system_cfg, wall, seed, partial, tables, monitor.notes),
+        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
     }
     return RunResult(summary["name"], summary, tables)
 

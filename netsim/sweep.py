@@ -76,6 +76,7 @@ class Point:
     varied: dict
     params: dict
     seed: int
+    folder: str = "."  # the study file's folder: a relative path in `params` is relative to it (not in `key`)
 
     @property
     def key(self) -> str:
@@ -107,7 +108,8 @@ class Points(Sequence):
     grid's cartesian product times the zipped lists, point i seeded from the study seed by numpy's
     SeedSequence (the i-th of its spawned children), whatever runs it."""
 
-    def __init__(self, base: dict, grid: dict, zipped: dict, seed: int):
+    def __init__(self, base: dict, grid: dict, zipped: dict, seed: int, folder: Path = Path(".")):
+        self.folder = str(folder)
         varied = {setting_name(key) for key in (*grid, *zipped)}
         self.base = {key: value for key, value in base.items() if setting_name(key) not in varied}
         self.seed = seed
@@ -129,7 +131,7 @@ class Points(Sequence):
             chosen.append(values[i])
         varied = {**dict(zip(self.grid_keys, reversed(chosen))), **self.zipped[z]}
         seed = int(np.random.SeedSequence(self.seed, spawn_key=(index,)).generate_state(1)[0])
-        return Point(index, varied, {**self.base, **varied}, seed)
+        return Point(index, varied, {**self.base, **varied}, seed, self.folder)
 
 
 def _value(table: dict, name: str, parse, default, source):
@@ -156,6 +158,84 @@ def setting_name(key: str) -> str:
             key = key[len(prefix):]
             break
     return key if "." in key else key.replace("_", "-")
+
+
+PATH_SETTINGS = ("network", "system", "workload", "comm-groups", "memory")  # values that name files (setting_name)
+
+
+def bundled_configs(setting: str) -> tuple[str, tuple[str, ...]] | None:
+    """The package and file suffixes of the bundled configs a path setting may name instead of a file."""
+    from netsim.network_config import NETWORK_SUFFIXES
+    from system.config import SYSTEM_SUFFIXES
+    from workload import WORKLOAD_SUFFIXES
+
+    return {"network": ("topologies", NETWORK_SUFFIXES), "system": ("system.configs", SYSTEM_SUFFIXES),
+            "workload": ("workload.data", WORKLOAD_SUFFIXES)}.get(setting)
+
+
+def resolved_path(key: str, value, folder: Path):
+    """`value` of study key `key` as the command line takes it: a path relative to the study's
+    `folder` (not to the current folder, which may hold another file of that name) made absolute,
+    a bundled config's name kept; anything else is None (checked by check_paths)."""
+    if setting_name(key) not in PATH_SETTINGS or not isinstance(value, str):
+        return value
+    from workload.chakra import is_trace_spec  # a Chakra trace is a prefix of files, not one file
+
+    candidate = folder / Path(value).expanduser()
+    try:
+        if candidate.exists() or (setting_name(key) == "workload" and is_trace_spec(candidate)):
+            return str(candidate.absolute())
+    except OSError:  # a name too long for the file system: no such file
+        pass
+    bundled = bundled_configs(setting_name(key))
+    if bundled is not None:
+        from netsim.bundled import bundled_names
+
+        name = value
+        for suffix in bundled[1]:
+            name = name.removesuffix(suffix)
+        if name in bundled_names(*bundled):
+            return value
+    return None
+
+
+def check_paths(base: dict, grid: dict, zipped: dict, folder: Path, source) -> None:
+    """Every file a study names (network, system, workload, comm groups, memory) exists beside the
+    study (or is a bundled config), checked before any point runs: a one-line error naming the key."""
+    for table_name, table in (("base", base), ("grid", grid), ("zip", zipped)):
+        for key, values in table.items():
+            for value in values if table_name != "base" else [values]:
+                if resolved_path(key, value, folder) is None:
+                    raise source.error(f"{table_name}.{key}", f"{value!r} is no file or folder relative to the "
+                                                              f"study's folder {folder}, nor a bundled config")
+
+
+def check_keys(points: "Points", source) -> None:
+    """Every key of the study is an option of its command or a config key of its network or system,
+    checked on the first point (all points have the same keys) before any point runs: a misspelt
+    key would otherwise fail every point."""
+    from netsim.cli import build_parser, split_overrides
+    from netsim.network_config import load_network
+    from system import load_system
+
+    if not len(points):
+        return
+    parser, point = build_parser(), points[0]
+    context = {key: value for key, value in point.params.items()
+               if setting_name(key) in ("command", "kind", "network", "system", "backend")}
+    for key, value in point.params.items():
+        try:
+            args = parser.parse_args(point_argv(Point(0, {}, {**context, key: value}, 0, point.folder), parser))
+            network, system = split_overrides([item for item in args.set if not item.startswith("workload.")])
+            if network and hasattr(args, "backend"):
+                load_network(args.network, network, args.backend)
+            if system and hasattr(args, "system"):
+                load_system(args.system, system)
+        except ConfigError as exc:
+            if "unknown key" in str(exc) or "unrecognized arguments" in str(exc):
+                table_name = "base" if key in points.base else ("grid" if key in points.grid_keys else "zip")
+                raise source.error(f"{table_name}.{key}", f"not an option of netsim {point.params['command']} "
+                                                          f"nor a config key ({exc})") from None
 
 
 def _each_setting_once(base: dict, grid: dict, zipped: dict, source) -> None:
@@ -208,14 +288,18 @@ def load_study(path: Path) -> Study:
     folders = table.get("out", f"{path.stem}.points")
     if not isinstance(folders, str) or not folders or Path(folders).name != folders or folders in (".", ".."):
         raise source.error("out", f"expected a folder name in the study's folder, got {folders!r}")
-    return Study(results, Points(base, grid, zipped, seed), path.parent / folders)
+    check_paths(base, grid, zipped, path.parent, source)
+    points = Points(base, grid, zipped, seed, path.parent)
+    check_keys(points, source)
+    return Study(results, points, path.parent / folders)
 
 
 def point_argv(point: Point, parser=None) -> list[str]:
     """The command line a point stands for (`parser`: the netsim parser, built if not given)."""
     from netsim.cli import command_line
 
-    return command_line(point.params, parser) + ["--seed", str(point.seed), "--quiet"]
+    params = {key: resolved_path(key, value, Path(point.folder)) or value for key, value in point.params.items()}
+    return command_line(params, parser) + ["--seed", str(point.seed), "--quiet"]
 
 
 def run_point(point: Point, folder: Path, results: Path) -> dict:
@@ -336,6 +420,12 @@ class SweepState:
         self.skipped = skipped
         self.running: list[tuple[str, Path]] = []  # (label, folder) of the points handed out, not finished
 
+    def started_work(self) -> None:
+        """The first progress line, once the results file is open and the workers (or cluster) are
+        reached: an error before then is the only line printed."""
+        self.view.update(Snapshot("netsim sweep", self.done / max(1, self.total),
+                                  f"{self.done:,}/{self.total:,} points (already done: {self.done:,})", 0.0))
+
     def record(self, record: dict) -> None:
         self.done += 1
         self.failed += record["status"] != "ok"
@@ -364,6 +454,7 @@ def _local(todo, jobs: int, state: SweepState, emit, study: Study) -> None:
     """Run the points of the iterator `todo` in `jobs` worker processes, at most 2 * jobs handed out
     at a time (a million-point study is not submitted up front); on a stop, end the workers."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start, initargs=(os.getpid(),))
+    state.started_work()
     pending: dict = {}  # future: (label, folder) of its point
     try:
         while not state.interrupted:
@@ -424,6 +515,7 @@ def _dask(todo, scheduler: str, state: SweepState, emit, study: Study) -> None:
     except (OSError, ValueError, TypeError) as exc:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
     with client:
+        state.started_work()
         in_flight = 2 * max(1, sum(client.nthreads().values()))
         first = list(itertools.islice(todo, in_flight))
         futures = as_completed(client.map(run_point, first, [study.folder(point) for point in first],
@@ -452,8 +544,6 @@ def run_study(study: Study, jobs: int | None = None, scheduler: str | None = Non
     done = {key for key, record in records.items() if record["status"] == "ok"}
     total = len(study.points)
     state = SweepState(view or NullView(), total, len(done))
-    state.view.update(Snapshot("netsim sweep", state.done / max(1, total),
-                               f"{state.done:,}/{total:,} points (already done: {len(done):,})", 0.0))
     todo = (point for point in study.points if point.key not in done)
     with open_results(study.results) as out, watching(state):
         def emit(record: dict) -> None:

@@ -33,6 +33,14 @@ TIME_UNITS = {"": 1.0, "ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, 
 CYCLE_UNITS = ("cycle", "cycles", "cyc")
 
 
+# The physical range of what netsim reads: beyond it a run's arithmetic overflows (a utilization of
+# inf), or its events fall past any horizon and it stops as if deadlocked; said at load time instead.
+LINK_BANDWIDTH_RANGE_GBPS = (1e-6, 1e12)  # per link: 1 kB/s to 1 ZB/s (tests model "infinitely fast" by 1e12)
+MAX_TIME_NS = 1e15  # a latency, delay or compute time: about 11.6 days
+MAX_CYCLES = 10**15  # a count of clock cycles
+MAX_SIZE_BYTES = 2**63 - 1  # a message or buffer: 64-bit, as ASTRA-sim reads sizes
+
+
 class UnitError(ValueError):
     """A value could not be read in the expected unit; the message says what was expected."""
 
@@ -61,6 +69,8 @@ def parse_size(value: object) -> int:
     nbytes = number * factor
     if nbytes < 0 or not math.isclose(nbytes, round(nbytes), abs_tol=1e-6):
         raise UnitError(f"expected {expected}, got {value!r} (not a whole, non-negative number of bytes)")
+    if nbytes > MAX_SIZE_BYTES:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond 2^63 - 1 bytes)")
     return int(round(nbytes))
 
 
@@ -82,6 +92,17 @@ def parse_bandwidth(value: object) -> float:
     return number * factor
 
 
+def parse_link_bandwidth(value: object) -> float:
+    """A link's bandwidth (parse_bandwidth) within LINK_BANDWIDTH_RANGE_GBPS: beyond it a run's
+    arithmetic overflows (1e-300 GB/s gave a utilization of inf). (A memory bandwidth may be larger:
+    ASTRA-sim's configs write 1e9 GB/s for 'no limit'.)"""
+    bandwidth = parse_bandwidth(value)
+    low, high = LINK_BANDWIDTH_RANGE_GBPS
+    if not low <= bandwidth <= high:
+        raise UnitError(f"expected a link bandwidth from {low:g} to {high:g} GB/s (1 kB/s to 1 ZB/s), got {value!r}")
+    return bandwidth
+
+
 def parse_time(value: object, clock_ghz: float | None = None) -> float:
     """'1.5us' -> 1500.0 ns. Plain numbers are ns; 'N cycles' needs the clock in GHz."""
     expected = "a time like '500ns', '1.5us', '3cycles' or a number of ns"
@@ -97,6 +118,8 @@ def parse_time(value: object, clock_ghz: float | None = None) -> float:
         result = number * factor
     if result < 0:
         raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    if result > MAX_TIME_NS:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond {MAX_TIME_NS:g} ns, about 11.6 days)")
     return result
 
 
@@ -114,6 +137,8 @@ def parse_cycles(value: object, clock_ghz: float) -> int:
         cycles = parse_time(value) * clock_ghz
     if cycles < 0:
         raise UnitError(f"expected {expected}, got {value!r} (must not be negative)")
+    if cycles > MAX_CYCLES:
+        raise UnitError(f"expected {expected}, got {value!r} (beyond {MAX_CYCLES:g} cycles)")
     return int(math.ceil(cycles - 1e-9))
 
 

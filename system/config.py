@@ -9,6 +9,7 @@ without underscores applies to every dimension.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any
 
 from netsim.bundled import find_config
 from netsim.config import (Source, apply_override, as_int, as_str, build, choice, did_you_mean, positive_float,
-                           positive_int, read_json_object, read_text, read_toml, setting)
+                           positive_int, read_json_object, read_text, read_toml, repeated_key, setting)
 from netsim.errors import ConfigError, NetsimWarning
 from netsim.units import UnitError, parse_bandwidth, parse_time
 from system.scheduler import INTER_POLICIES, INTRA_POLICIES
@@ -36,7 +37,7 @@ ALGORITHM_ALIASES = {
 def canonical_algorithm(name: str) -> str:
     """'doubleBinaryTree' / 'double-binary-tree' -> 'double-binary-tree'; unknown names kept for the error."""
     key = name.strip().replace("-", "").replace("_", "").lower()
-    if key.startswith("direct") and key[6:].isdigit():
+    if key.startswith("direct") and key[6:].isdecimal():
         return f"direct{key[6:]}"
     return ALGORITHM_ALIASES.get(key, name.strip())
 
@@ -77,8 +78,9 @@ class SystemConfig:
                                     help="reduce-scatter algorithm per dimension")
     all_gather: tuple = setting(("ring",), key="all-gather-implementation", parse=algorithm_list,
                                 help="all-gather algorithm per dimension")
-    all_to_all: tuple = setting(("ring",), key="all-to-all-implementation", parse=algorithm_list,
-                                help="all-to-all algorithm per dimension")
+    all_to_all: tuple = setting((), key="all-to-all-implementation", parse=algorithm_list,
+                                help="all-to-all algorithm per dimension (default: direct on switch and "
+                                     "fully-connected dimensions, ring on rings: by_dimension)")
     collective_optimization: str = setting("localBWAware", key="collective-optimization",
                                            parse=choice("baseline", "localBWAware"),
                                            help="baseline: full collective per dimension; localBWAware: "
@@ -147,9 +149,12 @@ def _read_legacy_text(path: Path) -> tuple[dict, Source]:
             raise ConfigError(f"{path}:{number}: expected 'key: value', got {stripped!r}")
         key, value = (part.strip() for part in stripped.split(":", 1))
         try:
-            table[key] = json.loads(value)
-        except json.JSONDecodeError:
-            table[key] = value
+            value = json.loads(value)
+        except ValueError:  # not JSON (or an integer too long to read): kept as text, checked as the key's value
+            pass
+        if key in table:
+            raise repeated_key(f"{path}:{number}", key)
+        table[key] = value
     table.setdefault("phase-barrier", "all")
     table.setdefault("local-mem-bw", 500000)
     return table, Source(str(path), text)
@@ -183,6 +188,8 @@ def parse_system_table(table: dict, source: Source, default_name: str, astra_fil
         raise source.error(custom[0], "custom (Chakra) collective implementations are not supported; "
                                       "use one of the built-in algorithms")
     config = build(SystemConfig, table, source)
+    if astra_file and not config.all_to_all:  # ASTRA-sim's files: ring when they name no all-to-all (as before)
+        config = dataclasses.replace(config, all_to_all=("ring",))
     if config.boost_mode != 0:
         raise source.error("boost-mode", "boost mode is not modelled; set it to 0")
     if config.roofline_enabled and not (config.peak_perf > 0 and config.local_mem_bw > 0):
@@ -205,6 +212,19 @@ def load_system(name_or_path: str | Path, overrides: list[tuple[list[str], Any]]
         apply_override(table, key_path, value)
         source.overridden.add(".".join(key_path))
     return parse_system_table(table, source, path.name.rsplit(".", 1)[0], astra_file=path.suffix != ".toml")
+
+
+DIRECT_DIMENSIONS = ("switch", "fully-connected")  # every NPU one hop from every other: all-to-all goes direct
+
+
+def by_dimension(config: SystemConfig, dimension_kinds: tuple) -> SystemConfig:
+    """`config` with its all-to-all algorithms filled in when it names none: direct on a dimension whose
+    NPUs are each one hop apart (a switch, fully-connected: a ring all-to-all there crosses the switch
+    size - 1 times), ring on a ring. (ASTRA-sim files keep their own choice: parse_system_table.)"""
+    if config.all_to_all:
+        return config
+    chosen = tuple("direct" if kind in DIRECT_DIMENSIONS else "ring" for kind in dimension_kinds)
+    return dataclasses.replace(config, all_to_all=chosen if len(set(chosen)) > 1 else chosen[:1])
 
 
 def check_algorithms(config: SystemConfig, sizes: tuple, where: str) -> None:

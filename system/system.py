@@ -16,7 +16,7 @@ from system.algorithms import ROOTED_ALGORITHM, PhaseContext, resolve
 from system.algorithms.context import LocalReduction
 from system.collectives import (COLLECTIVES, DIMENSIONAL, Communicator, Phase, all_gather_order, plan_phases,
                                 astra_chunks, split_chunks)
-from system.config import SystemConfig, check_algorithms
+from system.config import SystemConfig, by_dimension, check_algorithms
 from system.records import CollectiveRecord, PhaseRecord
 from system.scheduler import Scheduler, dimension_order
 from system.symmetric import MirrorEndpoint, SymmetricCollectives
@@ -314,6 +314,7 @@ def build_systems(network, config: SystemConfig, symmetric: bool = True) -> list
     `symmetric=False` runs every collective per message whatever `collective-simulation` says: for
     drivers whose NPUs issue further collectives while earlier ones run (Chakra traces)."""
     topology = network.topology
+    config = by_dimension(config, tuple(dim.kind for dim in topology.dims))
     check_algorithms(config, topology.dim_sizes, f"system config '{config.name}'")
     scheduler = Scheduler(config, SymmetricCollectives(config, symmetric))
     return [System(network.endpoint(npu), topology, config, scheduler) for npu in range(topology.npus)]

@@ -13,6 +13,7 @@ LEGACY_JSON = ('{{"topologies-per-dim": ["Ring"], "units-count": [8], "links-cou
                '"link-latency": [500]}}')
 TORUS = '[topology]\nkind = "torus"\ndims = [4]\nbandwidth = "50GB/s"\nlatency = "500ns"\n'
 LAYER = "l1 -1 {fwd} NONE 0 5 NONE 0 5 ALLREDUCE {size} 5\n"
+SUMMARY = '{{"name": "r", "backend": "analytical", "partial": false, "events": 1, "wall_time_s": 0.1{more}}}'
 STUDY = '[base]\ncommand = "collective"\nkind = "all-reduce"\nsize = "1KiB"\n'
 
 # (files to write: name -> text, command line, a fragment of the one line expected)
@@ -34,13 +35,13 @@ CASES = {
                                                  "n.yml:2: key 'npus_count': expected whole numbers of at least 1, got 8.5"),
     "a negative bandwidth in ASTRA-sim YAML, named as written": (
         {"n.yml": RING.format(bw=-5)}, ["run", "--network", "n.yml"],
-        "n.yml:3: key 'bandwidth': expected positive numbers, got -5"),
+        "n.yml:3: key 'bandwidth': expected bandwidths from 1e-06 to 1e+12 GB/s, got -5"),
     "a fractional links-count in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw=50).replace("[16]", "[2.9]")},
                                                    ["run", "--network", "n.json"],
                                                    "key 'links-count': expected whole numbers of at least 1, got 2.9"),
     "a negative latency in ASTRA-sim JSON, named as written": (
         {"n.json": LEGACY_JSON.format(bw=50).replace('"link-latency": [500]', '"link-latency": [-1]')},
-        ["run", "--network", "n.json"], "key 'link-latency': expected numbers of at least 0, got -1"),
+        ["run", "--network", "n.json"], "key 'link-latency': expected latencies from 0 to 1e+15 ns, got -1"),
     "dimensions-count as a string in ASTRA-sim JSON": (
         {"n.json": LEGACY_JSON.format(bw=50).replace('{"', '{"dimensions-count": "1", "', 1)},
         ["run", "--network", "n.json"], "key 'dimensions-count': expected a whole number, got '1'"),
@@ -84,10 +85,10 @@ CASES = {
     "--scheduler over TLS": ({"s.toml": STUDY}, ["sweep", "s.toml", "--scheduler", "tls://127.0.0.1:8786"],
                              "TLS is not supported; netsim trusts the Dask cluster"),
     "report on links.csv missing columns": (
-        {"r/summary.json": '{"name": "r"}', "r/links.csv": "link_id,src\n0,1\n"}, ["report", "r"],
+        {"r/summary.json": SUMMARY.format(more=""), "r/links.csv": "link_id,src\n0,1\n"}, ["report", "r"],
         "links.csv: damaged or not netsim's: missing column(s) dst"),
     "report on a folder whose table was cut": (
-        {"r/summary.json": '{"name": "r", "files": {"links.csv": 999}}', "r/links.csv": "link_id,src\n0,1\n"},
+        {"r/summary.json": SUMMARY.format(more=', "files": {"links.csv": 999}'), "r/links.csv": "link_id,src\n0,1\n"},
         ["report", "r"], "damaged output folder: links.csv is 16 bytes, summary.json lists 999 bytes"),
     "a bandwidth in GBps": ({}, ["collective", "all-reduce", "--size", "1KiB", "--set", "topology.bandwidth=50GBps"],
                             "ambiguous unit 'GBps': write 'GB/s' for bytes or 'Gbps' for bits"),
@@ -132,6 +133,79 @@ CASES = {
     "bad-dragon traffic off a dragonfly": ({}, ["synth", "--network", "torus-4x4", "--pattern", "bad-dragon",
                                                 "--rate", "0.1", "--cycles", "10"],
                                            "'bad-dragon' needs a dragonfly, not a torus"),
+    # issue 28, item 2: a key given twice was taken silently, the last one winning
+    "dimensions-count twice in ASTRA-sim JSON": (
+        {"n.json": LEGACY_JSON.format(bw=50).replace('{"', '{"dimensions-count": 1, "dimensions-count": 2, "', 1)},
+        ["run", "--network", "n.json"], "n.json:1: key 'dimensions-count' is given twice; keep one"),
+    "all-reduce-implementation twice in ASTRA-sim system JSON": (
+        {"s.json": '{\n"all-reduce-implementation": ["ring"],\n"all-reduce-implementation": ["direct"]\n}\n'},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.json"],
+        "s.json:3: key 'all-reduce-implementation' is given twice; keep one"),
+    "npus_count twice in ASTRA-sim YAML": ({"n.yml": RING.format(bw=50) + "npus_count: [ 64 ]\n"},
+                                           ["run", "--network", "n.yml"],
+                                           "n.yml:5: key 'npus_count' is given twice; keep one"),
+    "a key twice in a legacy system text file": (
+        {"s.txt": "scheduling-policy: LIFO\nall-reduce-implementation: ring\nall-reduce-implementation: direct\n"},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.txt"],
+        "s.txt:3: key 'all-reduce-implementation' is given twice; keep one"),
+    "a key twice in an ASTRA-sim Garnet text file": (
+        {"g.txt": "num-npus: 8\nnum-packages: 1\nflit-width: 128\nnum-npus: 16\n"}, ["run", "--network", "g.txt"],
+        "g.txt:4: key 'num-npus' is given twice; keep one"),
+    "a bandwidth of 1e20 GB/s in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="1e20")},
+                                                   ["run", "--network", "n.json"],
+                                                   "key 'link-bandwidth': expected bandwidths from 1e-06 to 1e+12 GB/s, "
+                                                   "got 1e+20"),
+    # issue 28, item 5: a summary.json that is not netsim's was reported as an empty or bogus table
+    "report on a summary.json with no netsim keys": ({"r/summary.json": '{"hello": 1}'}, ["report", "r"],
+                                                     "summary.json: damaged or not netsim's: no key 'name'"),
+    "report on a summary.json with a wrong type": (
+        {"r/summary.json": SUMMARY.format(more=', "max_link_utilization": "high"')}, ["report", "r"],
+        "summary.json: damaged or not netsim's: key 'max_link_utilization' is 'high', expected a number"),
+    "report on a summary.json whose partial is no boolean": (
+        {"r/summary.json": SUMMARY.format(more="").replace("false", '"no"')}, ["report", "r"],
+        "summary.json: damaged or not netsim's: key 'partial' is 'no'"),
+    # issue 28, item 7: tracebacks
+    "workload to-chakra --out naming a file": ({"taken": ""}, ["workload", "to-chakra", "microAllReduce", "--out",
+                                                                "taken"], "taken: cannot write the traces here"),
+    "--size 1e308": ({}, ["collective", "all-reduce", "--size", "1e308"], "--size: expected a size like '64MiB', "
+                                                                           "'4KiB', '1GB' or a number of bytes, got "
+                                                                           "'1e308' (beyond 2^63 - 1 bytes)"),
+    "--size up to 1e300": ({}, ["collective", "all-reduce", "--size", "1KiB:1e300"], "(beyond 2^63 - 1 bytes)"),
+    "a superscript digit in a system TOML algorithm": (
+        {"s.toml": 'all-reduce-implementation = ["direct\u00b2"]\n'},
+        ["collective", "all-reduce", "--size", "1KiB", "--system", "s.toml"], "unknown algorithm 'direct\u00b2'"),
+    "a superscript digit as a legacy workload's layer count": (
+        {"w.txt": "DATA\n\u00b2\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
+        "w.txt:2: expected the number of layers"),
+    "a superscript digit as a comm group's number": (
+        {"t/readme": "", "g.json": '{"\u00b2": [0, 1]}'}, ["run", "--workload", "t", "--comm-groups", "g.json"],
+        "g.json: key '\u00b2': expected a communicator group number >= 1"),
+    "a 5000-digit integer in a TOML file": ({"n.toml": TORUS.replace("[4]", "[" + "9" * 5000 + "]")},
+                                            ["run", "--network", "n.toml"],
+                                            "n.toml: holds an integer of thousands of digits, too long to read"),
+    "a 5000-digit integer in --set": ({}, ["run", "--set", "topology.dims=[" + "9" * 5000 + "]"],
+                                      "--set topology.dims: holds an integer of thousands of digits"),
+    "a 5000-digit integer in ASTRA-sim YAML": ({"n.yml": RING.format(bw="9" * 5000)}, ["run", "--network", "n.yml"],
+                                               "n.yml: holds an integer of thousands of digits"),
+    "a 5000-digit integer in ASTRA-sim JSON": ({"n.json": LEGACY_JSON.format(bw="9" * 5000)},
+                                               ["run", "--network", "n.json"],
+                                               "n.json: holds an integer of thousands of digits"),
+    "a 5000-digit integer in a legacy system file": (
+        {"s.txt": "preferred-dataset-splits: " + "9" * 5000 + "\n"}, ["collective", "all-reduce", "--size", "1KiB",
+                                                                       "--system", "s.txt"],
+        "key 'preferred-dataset-splits'"),
+    # issue 28, item 3: keys and columns that were ignored
+    "a misspelt legacy workload header option": (
+        {"w.txt": "DATA bucket-sise: 1000\n1\n" + LAYER.format(fwd=5, size=1000)}, ["run", "--workload", "w.txt"],
+        "w.txt:1: header: unknown option 'bucket-sise:' (did you mean 'bucket_size'?)"),
+    "a 13th column on a DATA workload line": (
+        {"w.txt": "DATA\n1\n" + LAYER.format(fwd=5, size=1000).replace("\n", " MODEL\n")},
+        ["run", "--workload", "w.txt"], "w.txt:3: column 13 ('MODEL'): a layer's own parallelism applies to "
+                                        "HYBRID_CUSTOMIZED only"),
+    "a GEMM layer too large to compute": (
+        {"w.toml": '[workload]\nloop = "DATA"\n[[layer]]\ngemm = [1000000000000, 1000000000000, 1000000000000]\n'},
+        ["run", "--workload", "w.toml"], "w.toml:4: layer 0 key 'gemm': the GEMM [1000000000000, 1000000000000, "
+                                         "1000000000000] takes"),
 }
 
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from netsim.cli import main
 from netsim.network_config import load_network
 from netsim.outputs import load_output, write_outputs
 from netsim.runner import run_collective, run_training
@@ -173,3 +174,36 @@ def test_every_plot_of_a_synth_run_is_written(tmp_path):
     shown = netsim("report", str(out), "--plot", "--quiet", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert {p.name for p in out.glob("*.png")} == {"links_heatmap.png", "link_timeseries.png", "packet_latency.png"}
+
+
+def test_report_plot_into_a_folder_it_cannot_write_is_one_line(tmp_path, capsys):
+    """A plot that cannot be written (here a folder where the PNG should go; a read-only folder
+    alike) is one line and exit 2, not an OSError traceback (issue 28, item 7)."""
+    out = tmp_path / "run"
+    assert main(["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8", "--out", str(out),
+                 "--quiet"]) == 0
+    for name in ("links_heatmap", "links_bar"):  # the first plot written, whichever the network gets
+        (out / f"{name}.png").mkdir()
+    capsys.readouterr()
+    assert main(["report", str(out), "--plot"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{out}/links_" in err and ".png: cannot write the plot" in err, err
+
+
+def test_study_plot_over_a_doubling_parameter_has_a_log_2_axis_with_the_values_as_ticks():
+    """Buffer flits 4, 8, 16, 32 were spaced linearly, crowding the small values (issue 28, item 14);
+    values that do not double keep a linear axis."""
+    import pandas as pd
+
+    flits = [4, 8, 16, 32]
+    frame = pd.DataFrame({"point": range(4), "status": "ok", "error": "", "garnet.buffer_flits": flits,
+                          "collective_time_ns": [4e4, 3e4, 2.5e4, 2.4e4]})
+    figure = plots.study_plot(plt, frame, ["garnet.buffer_flits"], "collective_time_ns", "t")
+    (ax,) = drawn_axes(figure)
+    assert ax.get_xscale() == "log" and [t.get_text() for t in ax.get_xticklabels()] == ["4", "8", "16", "32"]
+    plt.close(figure)
+    figure = plots.study_plot(plt, frame.assign(**{"garnet.buffer_flits": [4, 6, 8, 10]}), ["garnet.buffer_flits"],
+                              "collective_time_ns", "t")
+    (ax,) = drawn_axes(figure)
+    assert ax.get_xscale() == "linear"
+    plt.close(figure)

@@ -197,6 +197,8 @@ def test_ctrl_c_stops_a_very_long_synth_within_seconds(tmp_path):
                                 str(tmp_path / "s")], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     try:
+        warning = first_stderr_line(process, 30)  # the budget's: 6.4e12 flit-hops will take long
+        assert warning.startswith("warning: this synth of 1,000,000,000,000 cycles"), warning
         line = first_stderr_line(process, 30)
         assert "progress" in line
         process.send_signal(signal.SIGINT)

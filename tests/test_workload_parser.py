@@ -59,3 +59,16 @@ def test_malformed_lines_name_their_line(tmp_path, body, message):
     with pytest.raises(ConfigError, match=message) as info:
         parse_legacy_workload(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_astra_sim_2x_header_options_netsim_does_not_model_are_read_with_a_warning(tmp_path):
+    """ASTRA-sim 2.x's workloads carry pp:, vpp:, ga:, ... which no netsim loop models: a warning, not
+    a refusal (a misspelt option is refused: test_bad_inputs)."""
+    from netsim.errors import NetsimWarning
+
+    path = tmp_path / "w.txt"
+    path.write_text("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 pp: 1 vpp: 8\n1\n"
+                    "l1 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1000 5\n")
+    with pytest.warns(NetsimWarning, match=r"workload header option 'pp:' \(ASTRA-sim 2.x\) is not modelled"):
+        workload = load_workload(path)
+    assert workload.options["model_parallel_NPU_group"] == [2]

@@ -22,8 +22,8 @@ from pathlib import Path
 from netsim.config import read_text
 from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
-from workload.legacy_parser import MAX_FIELD
-from workload.model import Comm, Layer, Workload
+from netsim.outputs import folder_name
+from workload.model import MAX_FIELD, Comm, Layer, Workload
 from workload.roofline import Roofline
 
 NONE = Comm(None, 0)
@@ -156,7 +156,8 @@ def write(workload: Workload, out_dir: Path) -> tuple[Path, Path]:
             if value > MAX_FIELD:
                 raise ConfigError(f"layer {layer.name}: {field} {value:.3g} is beyond 2^63 - 1, more than a "
                                   f"workload file can hold: are the dimensions right?")
-    legacy, toml = out_dir / f"{workload.name}.txt", out_dir / f"{workload.name}.toml"
+    stem = folder_name(workload.name)  # one safe path component: the files stay in out_dir
+    legacy, toml = out_dir / f"{stem}.txt", out_dir / f"{stem}.toml"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -21,11 +21,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from netsim.config import read_text
-from netsim.errors import ConfigError
-from workload.model import COMM_TYPES, Comm, Layer, Workload
+import warnings
 
-MAX_FIELD = 2**63 - 1  # ASTRA-sim reads sizes and times as 64-bit integers
+from netsim.config import did_you_mean, read_text
+from netsim.errors import ConfigError, NetsimWarning
+from workload.model import COMM_TYPES, MAX_FIELD, Comm, Layer, Workload
+from workload.toml_form import KNOWN_OPTIONS
+
+# header options of ASTRA-sim 2.x's workloads that no netsim loop models (expert, pipeline and virtual
+# pipeline degrees, gradient accumulation, the GPU count): read and ignored with a warning
+IGNORED_ASTRA_OPTIONS = {"ep", "pp", "vpp", "ga", "all_gpus"}
 LAYER_FIELDS = ("name", "reserved", "fwd compute", "fwd comm type", "fwd comm size", "ig compute", "ig comm type",
                 "ig comm size", "wg compute", "wg comm type", "wg comm size", "update time")
 
@@ -34,13 +39,23 @@ def parse_header(tokens: list[str]) -> dict:
     """'HYBRID_TRANSFORMER model_parallel_NPU_group: 4 checkpoints: 2 2 11' -> options dict.
 
     A key ends with ':' and takes the integers after it; bare integers after the keyword are kept
-    under 'args' (e.g. HYBRID_DLRM's last bottom layer).
+    under 'args' (e.g. HYBRID_DLRM's last bottom layer). A key no loop reads is an error (a
+    misspelt 'bucket_size:' would otherwise be ignored), but for ASTRA-sim 2.x's that netsim does
+    not model (IGNORED_ASTRA_OPTIONS: a warning); a key given twice is an error.
     """
     options: dict = {}
     key = "args"
     for token in tokens:
         if token.endswith(":"):
             key = token[:-1]
+            if key in options:
+                raise ValueError(f"option '{token}' is given twice; keep one")
+            if key in IGNORED_ASTRA_OPTIONS:
+                warnings.warn(f"workload header option '{token}' (ASTRA-sim 2.x) is not modelled by netsim; "
+                              f"ignored", NetsimWarning, stacklevel=2)
+            elif key not in KNOWN_OPTIONS:
+                raise ValueError(f"unknown option '{token}'{did_you_mean(key, sorted(KNOWN_OPTIONS))} (netsim "
+                                 f"reads {', '.join(name + ':' for name in sorted(KNOWN_OPTIONS - {'args'}))})")
             options[key] = []
         else:
             try:
@@ -77,13 +92,16 @@ def _comm(type_token: str, size_token: str, field: str, where: str) -> Comm:
     return Comm(COMM_TYPES[kind], size)
 
 
-def parse_layer(tokens: list[str], where: str, line: int) -> Layer:
+def parse_layer(tokens: list[str], where: str, line: int, loop: str) -> Layer:
     if len(tokens) < len(LAYER_FIELDS):
         missing = LAYER_FIELDS[len(tokens)]
         raise ConfigError(f"{where}: expected {len(LAYER_FIELDS)} fields per layer, got {len(tokens)} "
                           f"(missing '{missing}')")
     if len(tokens) > len(LAYER_FIELDS) + 1:
         raise ConfigError(f"{where}: expected {len(LAYER_FIELDS)} fields (+ optional parallelism), got {len(tokens)}")
+    if len(tokens) > len(LAYER_FIELDS) and loop != "HYBRID_CUSTOMIZED":
+        raise ConfigError(f"{where}: column {len(tokens)} ({tokens[-1]!r}): a layer's own parallelism applies to "
+                          f"HYBRID_CUSTOMIZED only; this workload's loop is {loop} (remove the column)")
     ints = {}
     for index in (1, 2, 5, 8, 11):
         ints[index] = _int_field(tokens[index], LAYER_FIELDS[index], where)
@@ -108,7 +126,7 @@ def parse_legacy_workload(path: Path) -> Workload:
     except ValueError as exc:
         raise ConfigError(f"{path}:{header_line}: header: {exc}") from None
     count_line, count_tokens = content[1]
-    if len(count_tokens) != 1 or not count_tokens[0].isdigit():
+    if len(count_tokens) != 1 or not count_tokens[0].isdecimal():
         raise ConfigError(f"{path}:{count_line}: expected the number of layers, got {' '.join(count_tokens)!r}")
     count = int(count_tokens[0])
     if count < 1:
@@ -116,7 +134,7 @@ def parse_legacy_workload(path: Path) -> Workload:
     layer_lines = content[2:]
     if len(layer_lines) != count:
         raise ConfigError(f"{path}:{count_line}: says {count} layers but the file has {len(layer_lines)}")
-    layers = tuple(parse_layer(tokens, f"{path}:{n}", n) for n, tokens in layer_lines)
+    layers = tuple(parse_layer(tokens, f"{path}:{n}", n, header[0].upper()) for n, tokens in layer_lines)
     for index, layer in enumerate(layers):
         if not -1 <= layer.reserved < index:
             raise ConfigError(f"{path}:{layer.line}: field 'reserved': expected -1 or the index of an earlier "

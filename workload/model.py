@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+MAX_FIELD = 2**63 - 1  # ASTRA-sim reads sizes and times as 64-bit integers
 COMM_TYPES = {"NONE": None, "ALLREDUCE": "all-reduce", "ALLGATHER": "all-gather",
               "REDUCESCATTER": "reduce-scatter", "ALLTOALL": "all-to-all"}
 

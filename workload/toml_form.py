@@ -28,7 +28,7 @@ from pathlib import Path
 from netsim.config import Source, did_you_mean, positive_float, positive_int, read_toml
 from netsim.errors import ConfigError
 from netsim.units import UnitError, parse_bandwidth, parse_size, parse_time
-from workload.model import COMM_TYPES, Comm, Layer, Workload
+from workload.model import COMM_TYPES, MAX_FIELD, Comm, Layer, Workload
 from workload.roofline import Roofline
 
 SIZE_OPTIONS = {"bucket_size", "activation_bytes"}
@@ -108,6 +108,10 @@ def _layer(entry: dict, index: int, where: _Where, roofline: Roofline) -> Layer:
         if not (isinstance(shape, list) and len(shape) == 3 and all(isinstance(v, int) and v > 0 for v in shape)):
             raise ConfigError(f"{where.layer(index, 'gemm')}: expected [M, N, K] positive integers, got {shape!r}")
         times = roofline.passes_ns(*shape)
+        if max(times) > MAX_FIELD:
+            raise ConfigError(f"{where.layer(index, 'gemm')}: the GEMM {shape} takes {max(times):.3g} ns to compute, "
+                              f"beyond 2^63 - 1 ns (292 years), more than a workload can hold: are the dimensions "
+                              f"right?")
     else:
         times = tuple(_time(entry.get(f"{p}-compute", 0), where.layer(index, f"{p}-compute"))
                       for p in ("fwd", "ig", "wg"))

@@ -17,7 +17,7 @@ import math
 import re
 from pathlib import Path
 
-from netsim.config import Source, did_you_mean, read_text
+from netsim.config import Source, did_you_mean, read_text, repeated_key
 from netsim.errors import ConfigError
 
 NUMBER_KEYS = ("num-npus", "num-packages", "package-rows", "local-rings", "vertical-rings", "horizontal-rings",
@@ -43,6 +43,8 @@ def _read(path: Path) -> tuple[dict, Source]:
         if not match:
             raise ConfigError(f"{path}:{number}: expected 'key: value', got {line!r}")
         key, value = match.groups()
+        if key in values:
+            raise repeated_key(f"{path}:{number}", key)
         if key in TEXT_KEYS:
             values[key] = value
         elif key in NUMBER_KEYS:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from netsim.config import choice, positive_float, positive_int, setting
+from netsim.config import choice, clock_frequency, positive_int, setting
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.routing import ROUTING
 from netsim.units import UnitError, parse_cycles
@@ -26,7 +26,7 @@ def dim_overrides(value: Any) -> tuple:
         raise UnitError(f"expected tables like [garnet.dim.0], got {value!r}")
     result = []
     for dim, table in sorted(value.items(), key=lambda item: str(item[0])):
-        if not str(dim).isdigit():
+        if not str(dim).isdecimal():
             raise UnitError(f"expected a dimension number like [garnet.dim.0], got [garnet.dim.{dim}]")
         if not isinstance(table, dict):
             raise UnitError(f"[garnet.dim.{dim}]: expected a table, got {table!r}")
@@ -50,7 +50,7 @@ def dim_overrides(value: Any) -> tuple:
 class GarnetConfig:
     """Packet-backend parameters (`--set garnet.KEY=VALUE` overrides any of them)."""
 
-    clock_ghz: float = setting(1.0, parse=positive_float, help="router clock in GHz (1 cycle = 1/clock_ghz ns)")
+    clock_ghz: float = setting(1.0, parse=clock_frequency, help="router clock in GHz (1 cycle = 1/clock_ghz ns)")
     flit_bytes: Optional[int] = setting(None, parse=positive_int, help="bytes per flit (default: what the widest link carries in one cycle)")
     packet_bytes: Optional[int] = setting(None, parse=positive_int, help="bytes per packet, a message's last packet may be shorter (default: twice the longest link's credit round trip in flits)")
     vcs: int = setting(4, parse=positive_int, help="virtual channels per input port (tori need >= 2 for the dateline)")

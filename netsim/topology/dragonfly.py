@@ -23,7 +23,7 @@ import networkx as nx
 
 from netsim.config import positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,11 @@ class DragonflySpec:
     p: int = setting(parse=positive_int, help="NPUs per router")
     a: int = setting(parse=positive_int, help="routers per group (fully connected by local links)")
     h: int = setting(parse=positive_int, help="global links per router (groups = a*h + 1)")
-    bandwidth: float = setting(parse=parse_bandwidth, help="NPU-router link bandwidth, e.g. '50GB/s'")
+    bandwidth: float = setting(parse=parse_link_bandwidth, help="NPU-router link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="NPU-router link latency, e.g. '1ns'")
-    local_bandwidth: float = setting(0.0, parse=parse_bandwidth, help="local (in-group) link bandwidth (default: bandwidth)")
+    local_bandwidth: float = setting(0.0, parse=parse_link_bandwidth, help="local (in-group) link bandwidth (default: bandwidth)")
     local_latency: float = setting(0.0, parse=parse_time, help="local link latency (default: latency)")
-    global_bandwidth: float = setting(0.0, parse=parse_bandwidth, help="global link bandwidth (default: bandwidth)")
+    global_bandwidth: float = setting(0.0, parse=parse_link_bandwidth, help="global link bandwidth (default: bandwidth)")
     global_latency: float = setting(0.0, parse=parse_time, help="global link latency (default: latency)")
 
 

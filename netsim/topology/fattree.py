@@ -27,7 +27,7 @@ import networkx as nx
 
 from netsim.config import choice, list_of, non_negative_int, positive_float, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 TWO_LEVEL_KEYS = ("leaves", "npus_per_leaf", "spines")
 TREE_KEYS = ("levels", "radix")
@@ -37,7 +37,7 @@ TREE_KEYS = ("levels", "radix")
 class FatTreeSpec:
     """`kind = "fat-tree"`: a k-ary n-tree (`levels`, `radix`) or two levels (`leaves`, `npus_per_leaf`, `spines`)."""
 
-    bandwidth: float = setting(parse=parse_bandwidth, help="NPU-leaf link bandwidth, e.g. '50GB/s'")
+    bandwidth: float = setting(parse=parse_link_bandwidth, help="NPU-leaf link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="link latency (every link), e.g. '500ns'")
     levels: int = setting(0, parse=non_negative_int, help="k-ary n-tree: number of switch levels n")
     radix: int = setting(0, parse=non_negative_int, help="k-ary n-tree: children (and parents) per switch k")
@@ -50,8 +50,9 @@ class FatTreeSpec:
     leaves: int = setting(0, parse=non_negative_int, help="two levels: number of leaf switches")
     npus_per_leaf: int = setting(0, parse=non_negative_int, help="two levels: NPUs attached to each leaf")
     spines: int = setting(0, parse=non_negative_int, help="two levels: number of spine switches")
-    uplink_bandwidth: float = setting(0.0, parse=parse_bandwidth,
+    uplink_bandwidth: float = setting(0.0, parse=parse_link_bandwidth,
                                       help="two levels: leaf-spine link bandwidth (default: same as bandwidth)")
+
 
 
 def fat_tree_npus(spec: FatTreeSpec) -> int:

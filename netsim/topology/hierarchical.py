@@ -11,6 +11,7 @@ group through that group's switch.
 
 from __future__ import annotations
 
+
 from dataclasses import dataclass
 from functools import partial
 
@@ -18,7 +19,7 @@ import networkx as nx
 
 from netsim.config import choice, non_negative_int, positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair, coords_of, line_steps, npu_of, ring_steps
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 LEVEL_KINDS = ("ring", "mesh", "fully-connected", "switch")
 
@@ -29,7 +30,7 @@ class LevelSpec:
 
     type: str = setting(parse=choice(*LEVEL_KINDS), help="ring, mesh (a line: no wrap-around link), fully-connected or switch")
     size: int = setting(parse=positive_int, help="NPUs along this dimension")
-    bandwidth: float = setting(parse=parse_bandwidth, help="link bandwidth, e.g. '50GB/s'")
+    bandwidth: float = setting(parse=parse_link_bandwidth, help="link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="link latency, e.g. '500ns'")
     nic_latency: float = setting(0.0, parse=parse_time, help="NIC latency at each end of a message on this dimension")
     router_latency: float = setting(0.0, parse=parse_time, help="latency of this dimension's switch")
@@ -136,6 +137,7 @@ class HierarchicalSpec:
     """`kind = "hierarchical"`: a list of `[[topology.dims]]` levels, dimension 0 first."""
 
     dims: tuple = setting(parse=lambda v: v, help="a list of [[topology.dims]] tables")
+
 
 
 def build_hierarchical(spec: HierarchicalSpec, name: str) -> Topology:

@@ -25,7 +25,7 @@ import networkx as nx
 
 from netsim.config import choice, non_negative_int, positive_float, positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,9 @@ class RailSpec:
 
     servers: int = setting(parse=positive_int, help="number of servers")
     gpus_per_server: int = setting(parse=positive_int, help="GPUs per server (and rails)")
-    bandwidth: float = setting(parse=parse_bandwidth, help="GPU-leaf (NIC) link bandwidth, e.g. '50GB/s'")
+    bandwidth: float = setting(parse=parse_link_bandwidth, help="GPU-leaf (NIC) link bandwidth, e.g. '50GB/s'")
     latency: float = setting(parse=parse_time, help="latency of every leaf and spine link, e.g. '500ns'")
-    scale_up_bandwidth: float = setting(parse=parse_bandwidth, help="scale-up link bandwidth, e.g. '450GB/s'")
+    scale_up_bandwidth: float = setting(parse=parse_link_bandwidth, help="scale-up link bandwidth, e.g. '450GB/s'")
     scale_up_latency: float = setting(parse=parse_time, help="scale-up link latency, e.g. '100ns'")
     scale_up: str = setting("switch", parse=choice("switch", "mesh"),
                             help="inside a server: a scale-up switch, or a full mesh of direct GPU-GPU links")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from netsim.config import list_of, positive_int, scalar_or_list_of, setting
 from netsim.topology.base import Topology
 from netsim.topology.hierarchical import LevelSpec, build_levels
-from netsim.units import parse_bandwidth, parse_time
+from netsim.units import parse_link_bandwidth, parse_time
 
 
 @dataclass(frozen=True)
@@ -16,10 +16,11 @@ class TorusSpec:
     """`kind = "torus"` or `"mesh"`: `dims = [4, 4]`; bandwidth and latency per link, or one per dimension."""
 
     dims: tuple = setting(parse=list_of(positive_int), help="sizes of the dimensions, e.g. [4, 4]")
-    bandwidth: object = setting(parse=scalar_or_list_of(parse_bandwidth),
+    bandwidth: object = setting(parse=scalar_or_list_of(parse_link_bandwidth),
                                 help="link bandwidth ('50GB/s'), or a list with one per dimension")
     latency: object = setting(parse=scalar_or_list_of(parse_time),
                               help="link latency ('500ns'), or a list with one per dimension")
+
 
 
 def per_dim(value, count: int, what: str) -> list:

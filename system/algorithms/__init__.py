@@ -93,13 +93,13 @@ ROOTED_ALGORITHM = {"broadcast": "binary-tree", "reduce": "binary-tree", "gather
 
 def resolve(name: str) -> tuple[Algorithm, int | None]:
     """The registration behind `name` and its window (`direct4` -> direct with window 4; None = config's)."""
-    if name.startswith("direct") and name[6:].isdigit():
+    if name.startswith("direct") and name[6:].isdecimal():
         return ALGORITHMS["direct"], int(name[6:])
     return ALGORITHMS[name], None
 
 
 def known(name: str) -> bool:
-    return name in ALGORITHMS or (name.startswith("direct") and name[6:].isdigit())
+    return name in ALGORITHMS or (name.startswith("direct") and name[6:].isdecimal())
 
 
 __all__ = ["ALGORITHMS", "Algorithm", "PhaseContext", "ROOTED_ALGORITHM", "known", "resolve"]

@@ -27,6 +27,7 @@ from pathlib import Path
 from netsim.config import read_json_object
 from netsim.errors import ConfigError
 from netsim.topology import Topology
+from netsim.units import MAX_TIME_NS
 from system.collectives import Communicator
 from workload.chakra.schema import COLLECTIVE_COMM_TYPES, NODE_TYPES
 from workload.chakra.stream import read_trace_file
@@ -247,8 +248,10 @@ def _node(message, npu: int, path: Path, topology: Topology, groups: dict) -> Tr
         duration = attrs.number("duration_ns")
         if duration is None:
             duration = message.duration_micros * 1000.0 if message.duration_micros else 1.0  # ASTRA-sim: 0 -> 1 ns
-        if duration < 0:
-            raise ConfigError(f"{where}: attribute 'duration_ns': expected a time >= 0, got {duration}")
+        if not 0 <= duration <= MAX_TIME_NS:  # NaN too
+            name = "duration_ns" if "duration_ns" in attrs.values else "duration_micros"
+            raise ConfigError(f"{where}: attribute '{name}': expected a finite time from 0 to {MAX_TIME_NS:g} ns "
+                              f"(about 11.6 days), got {duration:g} ns")
         return TraceNode(**base, duration_ns=duration, is_cpu_op=attrs.boolean("is_cpu_op"),
                          num_ops=attrs.integer("num_ops"), tensor_size=attrs.integer("tensor_size"))
     if kind in ("MEM_LOAD", "MEM_STORE"):
@@ -458,7 +461,7 @@ def load_comm_groups(path: str | Path) -> dict[int, tuple]:
     table, source = read_json_object(Path(path))
     groups = {}
     for key, npus in table.items():
-        if not key.isdigit() or int(key) < 1:
+        if not key.isdecimal() or int(key) < 1:
             raise source.error(key, "expected a communicator group number >= 1 (0 is every NPU)")
         if not (isinstance(npus, list) and npus and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                                           for n in npus)):

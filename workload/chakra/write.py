@@ -19,6 +19,7 @@ from pathlib import Path
 
 from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
+from netsim.outputs import folder_name
 from netsim.topology import Topology
 from workload.chakra.record import Op, record
 from workload.chakra.schema import COLLECTIVE_COMM_TYPES, AttributeProto, BoolList, GlobalMetadata, Int32List, Node
@@ -87,14 +88,22 @@ def node_message(op: Op, npu: int, dims_count: int, tags: _Numbering, groups: _N
     return node
 
 
+def trace_stem(workload: Workload) -> str:
+    """The PREFIX of a workload's trace files PREFIX.<rank>.et: its name as one safe path component."""
+    return folder_name(workload.name)
+
+
 def write_chakra(workload: Workload, topology: Topology, out_dir: Path, passes: int = 1) -> list[Path]:
     """Record `passes` iterations of `workload` on `topology` and write the traces into `out_dir`;
-    returns the files written (the trace files in rank order, then the communicator groups, if any)."""
-    graphs = record(workload, topology, passes)
-    try:
+    returns the files written (the trace files in rank order, then the communicator groups, if any).
+    The files are named by the workload's name made one safe path component (trace_stem): a name
+    with '/' or '..' (from a file the user may not have written) stays inside `out_dir`."""
+    try:  # before recording: a file where the folder should be, or no permission, is said at once
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise cannot_write(exc.filename or out_dir, exc, "the traces") from None
+    graphs = record(workload, topology, passes)
+    stem = trace_stem(workload)
     tags, groups = _Numbering(0), _Numbering(1)  # ASTRA-sim: group 0 is every NPU
     metadata = GlobalMetadata(version=CHAKRA_VERSION, attr=[
         _attr("generator", string_val="netsim workload to-chakra"),
@@ -104,11 +113,11 @@ def write_chakra(workload: Workload, topology: Topology, out_dir: Path, passes: 
         _attr("npus", int64_val=topology.npus)])
     written = []
     for npu, ops in enumerate(graphs):
-        path = out_dir / f"{workload.name}.{npu}.et"
+        path = out_dir / f"{stem}.{npu}.et"
         write_trace_file(path, metadata, [node_message(op, npu, len(topology.dim_sizes), tags, groups) for op in ops])
         written.append(path)
     if groups.numbers:
-        path = out_dir / f"{workload.name}.comm_groups.json"
+        path = out_dir / f"{stem}.comm_groups.json"
         write_whole(path, json.dumps({str(n): list(group) for group, n in groups.numbers.items()}, indent=2) + "\n")
         written.append(path)
     return written
