@@ -226,9 +226,11 @@ def settings_header(network) -> str:
     own (netsim.packet_settings); nothing for the analytical backends."""
     if network.backend != "garnet":
         return ""
+    from netsim.budget import topology_within_budget
     from netsim.packet_settings import packet_settings, settings_line
 
-    return "\n" + settings_line(packet_settings(network.garnet, network.build_topology()))
+    topology = topology_within_budget(network, f"a run on {network.name}")  # (a runaway network is refused unbuilt)
+    return "\n" + settings_line(packet_settings(network.garnet, topology))
 
 
 def run_scenario(args, monitor):

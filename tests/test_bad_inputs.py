@@ -166,7 +166,7 @@ CASES = {
         "summary.json: damaged or not netsim's: key 'partial' is 'no'"),
     # issue 28, item 7: tracebacks
     "workload to-chakra --out naming a file": ({"taken": ""}, ["workload", "to-chakra", "microAllReduce", "--out",
-                                                                "taken"], "taken: cannot write the traces here"),
+                                                                "taken"], "taken: cannot write the traces (File exists)"),
     "--size 1e308": ({}, ["collective", "all-reduce", "--size", "1e308"], "--size: expected a size like '64MiB', "
                                                                            "'4KiB', '1GB' or a number of bytes, got "
                                                                            "'1e308' (beyond 2^63 - 1 bytes)"),

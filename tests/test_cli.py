@@ -144,7 +144,7 @@ def test_version_and_list_name_every_bundled_config(tmp_path):
     from pathlib import Path
 
     shown = netsim("--version", cwd=tmp_path)
-    assert shown.returncode == 0 and shown.stdout.strip() == f"netsim {version('netsim')}"
+    assert shown.returncode == 0 and shown.stdout.startswith(f"netsim {version('netsim')} (packet core: ")
     listed = json.loads(netsim("list", "--json", cwd=tmp_path).stdout)
     assert "torus-8x8-noc" in listed["networks"] and "default" in listed["systems"]
     assert "Resnet50_DataParallel" in listed["workloads"]

@@ -48,14 +48,14 @@ def refuse_to_build(monkeypatch):
     def build(spec, name):
         raise AssertionError("the topology was built before the budget was checked")
 
-    monkeypatch.setitem(TOPOLOGY_KINDS, "torus", TopologyKind(TorusSpec, build))
+    monkeypatch.setitem(TOPOLOGY_KINDS, "torus", TopologyKind(TorusSpec, build, TOPOLOGY_KINDS["torus"].npus))
 
 
 def test_topo_of_four_billion_npus_is_refused_before_the_graph_is_built(capsys, memory, monkeypatch):
     refuse_to_build(monkeypatch)
     assert main(["topo", "torus-4x4", "--set", "topology.dims=[65536, 65536]"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("netsim: error: the topology of torus-4x4 would need about ") and err.endswith(
+    assert err.startswith("netsim: error: the topology of torus-4x4+dims=65536x65536 would need about ") and err.endswith(
         "of memory (4,294,967,296 NPUs, its graph), more than the 24GiB available: use fewer NPUs\n"), err
 
 
@@ -64,7 +64,7 @@ def test_a_million_npu_collective_is_refused_before_the_graph_is_built(capsys, m
     refuse_to_build(monkeypatch)
     assert main(["collective", "all-reduce", "--size", "1KiB", "--set", "topology.dims=[1000000]"]) == 2
     err = capsys.readouterr().err
-    assert "a run on torus-4x4 would need about 39.67GiB of memory (1,000,000 NPUs" in err and err.count("\n") == 1
+    assert "this all-reduce would need about 46.94GiB of memory (1,000,000 NPUs" in err and err.count("\n") == 1
 
 
 def test_a_synth_warm_up_of_a_trillion_cycles_is_warned_about_and_past_the_limit_refused(capsys, memory):
