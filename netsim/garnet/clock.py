@@ -40,7 +40,7 @@ def shifted(cycles, delay: int):
 
 class Component:
     """What the clock steps (routers, NIC injection and ejection ports): `next_wake`, the earliest
-    cycle it is due to step (NEVER: none), and `step(cycle)`, which it subclasses define."""
+    cycle it is due to step (NEVER: none), and `step(cycle)`, which its subclasses define."""
 
     __slots__ = ("next_wake",)
 

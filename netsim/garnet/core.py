@@ -4,8 +4,8 @@ same results bit for bit; the compiled one is several times faster.
 
 The source runs instead of the compiled modules when NETSIM_PURE_CORE=1, when they were not built
 (no C compiler or Python headers at install), or when any of them is older than its source (a
-checkout edited after `pip install -e .` or `setup.py build_ext --inplace`): the modules cimport each other's types, so it is all or
-none. `install()` (called by netsim/garnet/__init__.py, before any core module is imported) decides
+checkout edited after `pip install -e .` or `setup.py build_ext --inplace`): the modules cimport
+each other's types, so it is all or none. `install()` (called by netsim/garnet/__init__.py, before any core module is imported) decides
 with a few file look-ups and no import."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name not in self.names:
             return None
-        source = PACKAGE.joinpath(*name.split(".")[2:]).with_suffix(".py")
+        source, _ = _files(name.removeprefix("netsim.garnet."))
         return importlib.util.spec_from_file_location(name, source)
 
 
