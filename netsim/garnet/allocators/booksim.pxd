@@ -9,14 +9,26 @@ cdef long long NEVER
 
 
 cdef class BookSimAllocator(SwitchAllocator):
-    cdef public long long route_cycles, input_vcs
+    cdef public long long route_cycles, input_vcs, outs
     cdef public list out_vcs, out_base, va_grant, va_accept, sa_grant, sa_accept, sa_vc
+    cdef public list va_vcs, va_until, va_asked, va_granted, sa_ports, sa_outs, sa_bid, sa_askers, sa_granted
 
-    @cython.locals(wake_at="long long", va_bids=list, sa_bids=dict, vc=VirtualChannel, at="long long",
-                   out=OutputUnit, room="long long", base="long long", port=InputUnit, bids=dict)
+    @cython.locals(wake_at="long long", vc=VirtualChannel, at="long long", out=OutputUnit, port=InputUnit,
+                   outs="long long", slot="long long", rival=VirtualChannel)
     cpdef long long allocate(self, long long cycle)
     cpdef bint _vc_first(self, InputUnit port, VirtualChannel vc, VirtualChannel rival)
+    @cython.locals(room="long long", base="long long", inputs="long long", first="long long", v="long long",
+                   g="long long", best="long long")
+    cpdef bint _ask_vcs(self, VirtualChannel vc, OutputUnit out, long long cycle)
+    @cython.locals(asked=list, granted=list, outputs="long long", first="long long", k="long long",
+                   vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
+                   g="long long")
+    cpdef void _allocate_vcs(self, long long cycle)
     @cython.locals(out=OutputUnit)
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
+    @cython.locals(ports="long long", outs="long long", bid=list, askers=list, granted=list, wake_at="long long",
+                   port=InputUnit, p="long long", o="long long", best="long long", start="long long",
+                   won="long long", alone="long long", share="long long", at="long long")
+    cpdef long long _allocate_switch(self, long long cycle)
     cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle, long long share)
     cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)

@@ -21,7 +21,7 @@ credit allows a departure as many cycles later as a downstream router's would.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
@@ -54,6 +54,18 @@ class BookSimAllocator(SwitchAllocator):
         self.sa_grant = [0] * len(outputs)  # per output: next input port to grant
         self.sa_accept = [0] * len(inputs)  # per input port: next output to accept
         self.sa_vc = [0] * len(inputs)  # per input port: VC first in turn to bid for an output
+        # This cycle's requests, gathered by `allocate` and emptied by the allocation that serves them
+        # (kept from cycle to cycle, so that a cycle allocates nothing):
+        self.va_vcs = []  # VA: the VCs that ask, in the router's order
+        self.va_until = []  # per asking VC: the end of its requests in `va_asked`
+        self.va_asked = []  # the downstream VCs asked for (global index), asker by asker
+        self.va_granted = [-1] * len(self.out_vcs)  # per downstream VC: rank of the asker it grants (-1: none)
+        self.outs = len(outputs)
+        self.sa_ports = []  # SA: the input ports that bid, in the order of their first bid
+        self.sa_outs = [0] * len(inputs)  # per input port: outputs it bids for
+        self.sa_bid = [None] * (len(inputs) * len(outputs))  # per (input port, output): the VC that bids
+        self.sa_askers = [0] * len(outputs)  # per output: input ports that bid for it
+        self.sa_granted = [-1] * len(outputs)  # per output: the input port it grants (-1: none)
 
     @staticmethod
     def stage(pipeline: int, router_latency: int) -> int:
@@ -76,8 +88,7 @@ class BookSimAllocator(SwitchAllocator):
     def allocate(self, cycle: int) -> int:
         """One cycle: VA, then SA and traversal; returns when to step again (NEVER: only when woken)."""
         wake_at = NEVER
-        va_bids = []  # (VC, its free downstream VCs by global index)
-        sa_bids: dict[Any, Any] = {}  # input port -> {output unit: the VC that bids for it}
+        outs = self.outs
         for vc in self.router.occupied:
             ready = vc.ready
             if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
@@ -98,15 +109,9 @@ class BookSimAllocator(SwitchAllocator):
                         wake_at = at
                     continue
             if vc.out_vc < 0:  # VA
-                room = vc.packets[0].nflits if self.whole_packets else 0
-                base = self.out_base[out.index]
-                free = [base + v for v in range(vc.lo, vc.hi) if out.is_free(v, cycle)
-                        and (not room or out.usable(v, cycle + out.lookahead) >= room)]
-                if free:
-                    va_bids.append((vc, free))
-                else:
+                if not self._ask_vcs(vc, out, cycle):
                     out.wait(cycle)
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, vc.packets[0].nflits if self.whole_packets else 0, NEVER)
                     if at < wake_at:
                         wake_at = at
                 continue
@@ -123,15 +128,21 @@ class BookSimAllocator(SwitchAllocator):
                 if at < wake_at:
                     wake_at = at
                 continue
-            bids = sa_bids.setdefault(port, {})
-            rival = bids.get(out)
-            if rival is None or self._vc_first(port, vc, rival):
-                bids[out] = vc
-        if va_bids:
-            self._allocate_vcs(va_bids, cycle)
-            wake_at = min(wake_at, cycle + 1)
-        if sa_bids:
-            at = self._allocate_switch(sa_bids, cycle)
+            slot = port.index * outs + out.index
+            rival = self.sa_bid[slot]
+            if rival is None:
+                if not self.sa_outs[port.index]:
+                    self.sa_ports.append(port)
+                self.sa_outs[port.index] += 1
+                self.sa_bid[slot] = vc
+            elif self._vc_first(port, vc, rival):
+                self.sa_bid[slot] = vc
+        if self.va_vcs:
+            self._allocate_vcs(cycle)
+            if cycle + 1 < wake_at:
+                wake_at = cycle + 1
+        if self.sa_ports:
+            at = self._allocate_switch(cycle)
             if at < wake_at:
                 wake_at = at
         return wake_at
@@ -141,27 +152,50 @@ class BookSimAllocator(SwitchAllocator):
         start, n = self.sa_vc[port.index], len(port.vcs)
         return (vc.index - start) % n < (rival.index - start) % n
 
-    def _allocate_vcs(self, bids, cycle: int) -> None:
-        """VA by one iSLIP iteration; winners may bid for the switch from the next cycle."""
-        inputs, outputs = self.input_vcs, len(self.out_vcs)
-        if len(bids) == 1:  # every VC asked for grants it: only the accept pointer decides
-            vc, free = bids[0]
+    def _ask_vcs(self, vc, out, cycle: int) -> bool:
+        """VA request: `vc` asks for every free downstream VC of its class at `out` (in packet
+        fidelity with room for its packet); each asked VC keeps the asker first in its grant order.
+        Returns False if there is none to ask for."""
+        room = vc.packets[0].nflits if self.whole_packets else 0
+        base = self.out_base[out.index]
+        inputs = self.input_vcs
+        first = len(self.va_asked)
+        for v in range(vc.lo, vc.hi):
+            if out.is_free(v, cycle) and (not room or out.usable(v, cycle + out.lookahead) >= room):
+                g = base + v
+                self.va_asked.append(g)
+                best = self.va_granted[g]
+                if best < 0 or (vc.rank - self.va_grant[g]) % inputs < (best - self.va_grant[g]) % inputs:
+                    self.va_granted[g] = vc.rank
+        if len(self.va_asked) == first:
+            return False
+        self.va_vcs.append(vc)
+        self.va_until.append(len(self.va_asked))
+        return True
+
+    def _allocate_vcs(self, cycle: int) -> None:
+        """VA by one iSLIP iteration over the requests `_ask_vcs` gathered this cycle (every asked
+        downstream VC grants its first asker in turn; every asker accepts its first grant in turn);
+        winners may bid for the switch from the next cycle. Leaves the request lists empty."""
+        asked, granted, outputs = self.va_asked, self.va_granted, len(self.out_vcs)
+        first = 0
+        for k in range(len(self.va_vcs)):
+            vc = self.va_vcs[k]
+            until = self.va_until[k]
             start = self.va_accept[vc.rank]
-            self._take(vc, min(free, key=lambda g: (g - start) % outputs), cycle)
-            return
-        askers: dict[int, list] = {}
-        for vc, free in bids:
-            for g in free:
-                askers.setdefault(g, []).append(vc)
-        granted = {}
-        for g, vcs in askers.items():
-            start = self.va_grant[g]
-            granted[g] = min(vcs, key=lambda vc: (vc.rank - start) % inputs)
-        for vc, free in bids:
-            mine = [g for g in free if granted[g] is vc]
-            if mine:
-                start = self.va_accept[vc.rank]
-                self._take(vc, min(mine, key=lambda g: (g - start) % outputs), cycle)
+            best = -1
+            for i in range(first, until):
+                g = asked[i]
+                if granted[g] == vc.rank and (best < 0 or (g - start) % outputs < (best - start) % outputs):
+                    best = g
+            first = until
+            if best >= 0:
+                self._take(vc, best, cycle)
+        for g in asked:
+            granted[g] = -1
+        asked.clear()
+        self.va_vcs.clear()
+        self.va_until.clear()
 
     def _take(self, vc, g: int, cycle: int) -> None:
         """`vc` accepts downstream VC `g` (global index)."""
@@ -172,44 +206,52 @@ class BookSimAllocator(SwitchAllocator):
         vc.grant(out_vc)
         vc.gate(cycle + 1)
 
-    def _allocate_switch(self, bids, cycle: int) -> int:
-        """SA by one iSLIP iteration, and traversal of the winners; returns when to step again."""
-        if len(bids) == 1:  # one port bids (a third of the calls at load 0.3): it wins what it bids for
-            ((port, by_out),) = bids.items()
-            if len(by_out) == 1:
-                ((out, vc),) = by_out.items()
-                return self._cross(port, out, vc, cycle, 1)
-        ports, outs = len(self.router.inputs), len(self.router.outputs)
+    def _allocate_switch(self, cycle: int) -> int:
+        """SA by one iSLIP iteration over the bids gathered this cycle (`sa_bid`: per input port
+        and output, the VC first in turn), and traversal of the winners; returns when to step
+        again. Leaves the bids empty."""
+        ports, outs = len(self.router.inputs), self.outs
+        bid, askers, granted = self.sa_bid, self.sa_askers, self.sa_granted
         wake_at = NEVER
-        askers: dict = {}
-        for port, by_out in bids.items():
-            for out in by_out:
-                askers.setdefault(out, []).append(port)
-        granted = {}
-        for out, asking in askers.items():
-            if len(asking) > 1:
-                start = self.sa_grant[out.index]
-                granted[out] = min(asking, key=lambda port: (port.index - start) % ports)
-                wake_at = cycle + 1  # the others bid again
-            else:
-                granted[out] = asking[0]
-        for port, by_out in bids.items():
-            mine = [out for out in by_out if granted[out] is port]
-            if not mine:
+        for port in self.sa_ports:  # every output grants the asking port first in its turn
+            p = port.index
+            for o in range(outs):
+                if bid[p * outs + o] is not None:
+                    askers[o] += 1
+                    best = granted[o]
+                    start = self.sa_grant[o]
+                    if best < 0 or (p - start) % ports < (best - start) % ports:
+                        granted[o] = p
+        for port in self.sa_ports:  # every port accepts the output first in its turn among its grants
+            p = port.index
+            start = self.sa_accept[p]
+            won, alone = -1, 0
+            for o in range(outs):
+                if bid[p * outs + o] is not None:
+                    if askers[o] > 1:
+                        wake_at = cycle + 1  # the ports that lose bid again
+                    else:
+                        alone += 1
+                    if granted[o] == p and (won < 0 or (o - start) % outs < (won - start) % outs):
+                        won = o
+            if won < 0:
                 continue
-            if len(by_out) > 1:
-                wake_at = cycle + 1
-            if len(mine) > 1:
-                start = self.sa_accept[port.index]
-                out = min(mine, key=lambda out: (out.index - start) % outs)
-            else:
-                out = mine[0]
+            if self.sa_outs[p] > 1:
+                wake_at = cycle + 1  # its other bids come again
             # packet fidelity: room left for the ports that bid for this output now, and for this
             # port's bids for outputs nobody else asked for (both win in the next cycles)
-            share = max(len(askers[out]), 1 + sum(1 for other in by_out if other is not out and len(askers[other]) == 1))
-            at = self._cross(port, out, by_out[out], cycle, share)
+            share = max(askers[won], 1 + alone - (1 if askers[won] == 1 else 0))
+            at = self._cross(port, self.router.outputs[won], bid[p * outs + won], cycle, share)
             if at < wake_at:
                 wake_at = at
+        for port in self.sa_ports:
+            p = port.index
+            self.sa_outs[p] = 0
+            for o in range(outs):
+                bid[p * outs + o] = None
+                askers[o] = 0
+                granted[o] = -1
+        self.sa_ports.clear()
         return wake_at
 
     def _cross(self, port, out, vc, cycle: int, share: int) -> int:
