@@ -11,12 +11,18 @@ cdef long long NEVER
 cdef class GarnetAllocator(SwitchAllocator):
     cdef public list next_vc, next_port
     cdef public long long ports
+    cdef public list picking, picked, pick_distance, pick_out_vc, wanted, bidding, bid_by, bid_port
 
-    @cython.locals(occupied=dict, wake_at="long long", picked=dict, contenders=dict, next_vc=list, whole=bint,
-                   vc=VirtualChannel, port=InputUnit, at="long long", distance="long long", out=OutputUnit,
-                   out_vc="long long", room="long long", bids=dict, next_port=list, ports="long long",
-                   at_port="long long", count="long long", bidders="long long")
+    @cython.locals(occupied=dict, wake_at="long long", next_vc=list, whole=bint, picked=list, pick_distance=list,
+                   pick_out_vc=list, vc=VirtualChannel, best=VirtualChannel, port=InputUnit, at="long long",
+                   p="long long", distance="long long", out=OutputUnit, out_vc="long long", room="long long",
+                   picking=list, next_port=list, ports="long long", bid_by=list, bid_port=list, bidding=list,
+                   o="long long", rival="long long")
     cpdef long long allocate(self, long long cycle)
+    @cython.locals(count="long long", out=OutputUnit)
+    cpdef long long _waiting(self, InputUnit port)
+    @cython.locals(port=InputUnit)
+    cpdef void _clear_picks(self)
     @cython.locals(port=InputUnit, out=OutputUnit, at="long long", out_vc="long long", room="long long")
     cpdef long long _lone(self, VirtualChannel vc, long long cycle)
     @cython.locals(port=InputUnit)

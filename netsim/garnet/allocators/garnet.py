@@ -13,7 +13,7 @@ So every input port gets an equal share of a contended output, however many VCs 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
@@ -33,6 +33,15 @@ class GarnetAllocator(SwitchAllocator):
         self.next_vc = [0] * len(router.inputs)  # SA-I: per input port, where its VC search starts
         self.next_port = [0] * len(router.outputs)  # SA-II: per output, where its port search starts
         self.ports = len(router.inputs)
+        # This cycle's SA-I picks and SA-II bids, emptied by the cycle that makes them:
+        self.picking = []  # the input ports that picked a VC, in the order of their first pick
+        self.picked = [None] * len(router.inputs)  # per input port: its VC picked so far
+        self.pick_distance = [0] * len(router.inputs)  # its round-robin distance
+        self.pick_out_vc = [0] * len(router.inputs)  # its downstream VC (-1 - the VC chosen, for a head)
+        self.wanted = [[] for _ in router.inputs]  # packet fidelity: per input port, the outputs its bidding VCs want
+        self.bidding = []  # the outputs bid for, in the order of their first bid
+        self.bid_by = [0] * len(router.outputs)  # per output: input ports that bid for it
+        self.bid_port = [0] * len(router.outputs)  # per output: the bidding port first in turn
 
     def signature(self) -> tuple:
         return tuple(self.next_vc), tuple(self.next_port)
@@ -45,9 +54,8 @@ class GarnetAllocator(SwitchAllocator):
             for vc in occupied:
                 return self._lone(vc, cycle)
         wake_at = NEVER
-        picked: dict[Any, Any] = {}  # input port -> (its round-robin distance, VC, downstream VC or -1): SA-I so far
-        contenders: dict[Any, Any] = {}  # packet fidelity: input port -> the outputs its VCs that may bid want
         next_vc, whole = self.next_vc, self.whole_packets
+        picked, pick_distance, pick_out_vc = self.picked, self.pick_distance, self.pick_out_vc
         for vc in occupied:
             port = vc.port
             ready = vc.ready
@@ -63,9 +71,10 @@ class GarnetAllocator(SwitchAllocator):
                 if at < wake_at:
                     wake_at = at
                 continue
-            distance = (vc.index - next_vc[port.index]) % len(port.vcs)
-            best = picked.get(port)
-            if best is not None and best[0] < distance and not whole:  # a VC first in turn bids here
+            p = port.index
+            distance = (vc.index - next_vc[p]) % len(port.vcs)
+            best = picked[p]
+            if best is not None and pick_distance[p] < distance and not whole:  # a VC first in turn bids here
                 continue
             out = vc.out
             if out is None:
@@ -93,42 +102,61 @@ class GarnetAllocator(SwitchAllocator):
                     wake_at = at
                 continue
             if whole:
-                contenders.setdefault(port, []).append(out)
-                if best is not None and best[0] < distance:
+                self.wanted[p].append(out)
+                if best is not None and pick_distance[p] < distance:
                     continue
-            if best is not None:
-                wake_at = cycle + 1  # the VC it displaces bids again next cycle
-            picked[port] = (distance, vc, out_vc)
-        if not picked:
-            return wake_at
-        if len(picked) == 1:
-            for port, (_, vc, out_vc) in picked.items():
-                at_port = self._waiting(contenders, port, {vc.out}) if whole else 1
-                at = self._grant(vc, vc.out, out_vc, cycle, at_port, 1)
-                return at if at < wake_at else wake_at
-        bids: dict[Any, Any] = {}  # output unit -> (its round-robin distance, VC, downstream VC, bidders): SA-II so far
-        next_port, ports = self.next_port, self.ports
-        for port, (_, vc, out_vc) in picked.items():
-            out = vc.out
-            distance = (port.index - next_port[out.index]) % ports
-            leader = bids.get(out)
-            if leader is None:
-                bids[out] = (distance, vc, out_vc, 1)
+            if best is None:
+                self.picking.append(port)
             else:
+                wake_at = cycle + 1  # the VC it displaces bids again next cycle
+            picked[p] = vc
+            pick_distance[p] = distance
+            pick_out_vc[p] = out_vc
+        picking = self.picking
+        if not picking:
+            return wake_at
+        next_port, ports = self.next_port, self.ports
+        bid_by, bid_port, bidding = self.bid_by, self.bid_port, self.bidding
+        for port in picking:  # SA-II: per output, the picked port first in turn
+            p = port.index
+            o = picked[p].out.index
+            if bid_by[o]:
                 wake_at = cycle + 1  # the port that loses bids again next cycle
-                count = leader[3] + 1
-                bids[out] = (distance, vc, out_vc, count) if distance < leader[0] else (*leader[:3], count)
-        for out, (_, vc, out_vc, bidders) in bids.items():
-            at = self._grant(vc, out, out_vc, cycle, self._waiting(contenders, vc.port, bids) if whole else 1, bidders)
+                rival = bid_port[o]
+                if (p - next_port[o]) % ports < (rival - next_port[o]) % ports:
+                    bid_port[o] = p
+            else:
+                bidding.append(o)
+                bid_port[o] = p
+            bid_by[o] += 1
+        for o in bidding:
+            p = bid_port[o]
+            vc = picked[p]
+            at = self._grant(vc, vc.out, pick_out_vc[p], cycle, self._waiting(vc.port) if whole else 1, bid_by[o])
             if at < wake_at:
                 wake_at = at
+        for o in bidding:
+            bid_by[o] = 0
+        bidding.clear()
+        self._clear_picks()
         return wake_at
 
-    @staticmethod
-    def _waiting(contenders: dict, port, bid) -> int:
+    def _waiting(self, port) -> int:
         """Packet fidelity: the VCs at `port` that bid next cycle and win (those wanting an output
-        nobody has bid for now, `bid`), this cycle's winner included."""
-        return 1 + sum(1 for out in contenders.get(port, ()) if out not in bid)
+        nobody has bid for now), this cycle's winner included."""
+        count = 1
+        for out in self.wanted[port.index]:
+            if not self.bid_by[out.index]:
+                count += 1
+        return count
+
+    def _clear_picks(self) -> None:
+        """Empty this cycle's SA-I picks (and the outputs the VCs of each port wanted)."""
+        for port in self.picking:
+            self.picked[port.index] = None
+            if self.whole_packets:
+                self.wanted[port.index].clear()
+        self.picking.clear()
 
     def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
