@@ -6,11 +6,11 @@ woken a few cycles late, and an idle NIC's no-op step delayed its next message b
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
 
+from netsim.garnet import core
 from netsim.garnet.clock import CycleClock
 from netsim.network_config import load_network
 from netsim.traffic import SynthRun
@@ -60,7 +60,7 @@ def random_messages(config, seed: int = 0, messages: int = 60) -> list[tuple[int
     ("switch-16", {"buffer_flits": 2}),
     ("torus-4x4", {"vc_release": "tail-credit"}),
 ])
-@pytest.mark.skipif(os.environ.get("NETSIM_EXPECT_COMPILED") == "1",
+@pytest.mark.skipif(core.build == "compiled",
                     reason="compiled callers of CycleClock.wake do not see a patched method (the pure run checks this)")
 def test_step_order_within_a_cycle_does_not_change_results(monkeypatch, name, garnet):
     config = load_network(name, overrides=[(["garnet", key], value) for key, value in garnet.items()])
