@@ -5,6 +5,7 @@ from netsim.garnet.router cimport Router
 from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Packet
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long PRUNE_AT
 
@@ -21,12 +22,12 @@ cdef class Slots:
     cpdef void take(self, object cycles, long long now)
 
 
-@cython.locals(link=Slots, crossbar=Slots, step="long long", held="long long", pending=list, cycles=list,
+@cython.locals(link=Slots, crossbar=Slots, step="long long", held="long long", pending=CycleQueue, cycles=list,
                at="long long", k="long long")
-cpdef object shared_departures(object ready, long long first, long long count, OutputUnit out, long long out_vc,
+cpdef object shared_departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc,
                                InputUnit port, long long share)
-@cython.locals(spacing="long long", last="long long", held="long long", pending=list, cycles=list,
+@cython.locals(spacing="long long", last="long long", held="long long", pending=CycleQueue, cycles=list,
                depart="long long", at="long long", k="long long")
-cpdef object departures(object ready, long long first, long long count, OutputUnit out, long long out_vc)
+cpdef object departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc)
 @cython.locals(packet=Packet, head=bint, tail=bint)
 cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, object leaving)

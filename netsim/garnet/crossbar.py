@@ -103,10 +103,10 @@ def shared_departures(ready, first: int, count: int, out, out_vc: int, port, sha
     cycles = []
     at = first
     for k in range(count):
-        if ready[k] > at:
-            at = ready[k]
-        if k >= held and pending[k - held] > at:
-            at = pending[k - held]
+        if ready.at(k) > at:
+            at = ready.at(k)
+        if k >= held and pending.at(k - held) > at:
+            at = pending.at(k - held)
         while not (link.free(at) and crossbar.free(at)):
             at += 1
         cycles.append(at)
@@ -123,16 +123,16 @@ def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[
     last = first + (count - 1) * spacing
     held = out.credits[out_vc]
     pending = out.pending[out_vc]
-    if spacing == 1 and (ready is None or ready[count - 1] <= last) and (held >= count or pending[count - held - 1] <= last):
+    if spacing == 1 and (ready is None or ready.at(count - 1) <= last) and (held >= count or pending.at(count - held - 1) <= last):
         # back to back (the usual case): flits arrive and credits return at least a cycle apart, so
         # if the last is in time, each one is
         return range(first, last + 1)
     cycles = []
     depart = first
     for k in range(count):
-        at = ready[k] if ready is not None else first
-        if k >= held and pending[k - held] > at:
-            at = pending[k - held]
+        at = ready.at(k) if ready is not None else first
+        if k >= held and pending.at(k - held) > at:
+            at = pending.at(k - held)
         if at > depart:
             depart = at
         cycles.append(depart)

@@ -5,6 +5,7 @@ from netsim.garnet.router cimport Router
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long NEVER
 
@@ -12,7 +13,8 @@ cdef long long NEVER
 cdef class VirtualChannel:
     cdef public InputUnit port
     cdef public long long index, rank
-    cdef public object ready, packets
+    cdef public CycleQueue ready
+    cdef public object packets
     cdef public long long sent
     cdef public OutputUnit out
     cdef public long long lo, hi, out_vc, head_from, tail_left, peak, residency
@@ -33,6 +35,8 @@ cdef class InputUnit:
 
     @cython.locals(at="long long")
     cpdef long long next_free(self, long long cycle)
-    cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, object readies)
-    @cython.locals(count="long long", last="long long", waited="long long", sent="long long", packet=Packet)
+    @cython.locals(ready=CycleQueue)
+    cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, object departures, long long delay)
+    @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long",
+                   packet=Packet)
     cpdef bint send_flits(self, VirtualChannel vc, object departures)

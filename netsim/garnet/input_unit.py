@@ -14,6 +14,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
+from netsim.garnet.cycle_queue import CycleQueue
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.router import Router
@@ -26,11 +27,11 @@ class VirtualChannel:
     __slots__ = ("port", "index", "rank", "ready", "packets", "sent", "out", "lo", "hi", "out_vc",
                  "head_from", "tail_left", "peak", "residency")
 
-    def __init__(self, port: "InputUnit", index: int):
+    def __init__(self, port: "InputUnit", index: int, depth: int):
         self.port = port
         self.index = index
         self.rank = index  # position among all VCs of its router (allocators' round-robin order)
-        self.ready: deque[int] = deque()  # per flit (front first): earliest cycle it may leave
+        self.ready = CycleQueue(depth)  # per flit (front first): earliest cycle it may leave
         self.packets: deque = deque()  # packets with flits here or on the way (more than one only
         # under tail-sent release, where a VC is a FIFO)
         self.sent = 0  # flits of the front packet already sent on
@@ -49,15 +50,12 @@ class VirtualChannel:
         when it is empty and idle. Cycles in the past only mean "already": clamped."""
         if not self.packets:
             return None
-        return (tuple([t - c for t in self.ready]), tuple(map(name, self.packets)), self.sent, id(self.out),
+        return (tuple([t - c for t in self.ready.to_list()]), tuple(map(name, self.packets)), self.sent, id(self.out),
                 self.lo, self.hi, self.out_vc, max(self.head_from - c, 0), max(self.tail_left - c, -1))
 
     def shift(self, span: int) -> None:
         """Move every stored cycle `span` later (fast-forward)."""
-        if self.ready:
-            shifted = [t + span for t in self.ready]
-            self.ready.clear()
-            self.ready.extend(shifted)
+        self.ready.shift(span)
         self.head_from += span
         self.tail_left += span
 
@@ -86,7 +84,7 @@ class InputUnit:
     def __init__(self, router: Router, name: str, vcs: int, depth: int, link_id: int):
         self.router = router
         self.name = name
-        self.vcs = [VirtualChannel(self, v) for v in range(vcs)]
+        self.vcs = [VirtualChannel(self, v, depth) for v in range(vcs)]
         self.depth = depth
         self.upstream: Any = None  # the OutputUnit feeding this port (set by OutputUnit.connect)
         # set by OutputUnit.connect from the link and the router model:
@@ -110,18 +108,19 @@ class InputUnit:
         """Flit-cycles spent in this port's buffers (mean occupancy = residency / cycles)."""
         return sum(vc.residency for vc in self.vcs)
 
-    def receive(self, vc: VirtualChannel, packet, head: bool, readies) -> None:
-        """Flits of `packet` with these ready cycles enter `vc` (sent by the upstream output unit).
-        A head that finds the VC empty makes it occupied: the router is told."""
+    def receive(self, vc: VirtualChannel, packet, head: bool, departures, delay: int) -> None:
+        """Flits of `packet` enter `vc`, sent by the upstream output unit at `departures` (a range
+        or a list), each ready here `delay` cycles later. A head that finds the VC empty makes it
+        occupied: the router is told."""
         ready = vc.ready
-        ready.extend(readies)
+        ready.push_shifted(departures, delay)
         if head:
             vc.packets.append(packet)
             if len(vc.packets) == 1:
                 self.occupied += 1
                 self.router.occupy(vc)
-        if len(ready) > vc.peak:
-            vc.peak = len(ready)
+        if ready.size() > vc.peak:
+            vc.peak = ready.size()
 
     def send_flits(self, vc: VirtualChannel, departures) -> bool:
         """Flits leave the front of `vc` at `departures` (increasing cycles: a range or a list);
@@ -131,15 +130,9 @@ class InputUnit:
         count = len(departures)
         if count == 1:
             last = departures[0]
-            vc.residency += last - ready.popleft() + self.stage
+            vc.residency += last - ready.pop() + self.stage
         else:
-            if count == len(ready):  # (a whole packet in packet fidelity, the VC holding no other)
-                waited = sum(ready)
-                ready.clear()
-            else:
-                waited = 0
-                for _ in range(count):
-                    waited += ready.popleft()
+            waited = ready.pop_sum(count)
             vc.residency += sum(departures) - waited + count * self.stage
             last = departures[-1]
         self.upstream.credits_back(vc.index, departures, self.credit_delay)

@@ -399,7 +399,7 @@ class GarnetNetwork(Network):
         cycle = self.clock.cycle
         for out in self.output_units():
             for vc, credits in enumerate(out.credits):
-                returning = out.pending[vc]
+                returning = out.pending[vc].to_list()
                 if any(earlier > later for earlier, later in zip(returning, returning[1:])):
                     raise InvariantError(f"{self._downstream_vc(out, vc)} at cycle {cycle}: credits on their way "
                                          "back out of order (flits left the VC out of order)")

@@ -6,6 +6,7 @@ from netsim.garnet.router cimport Router
 from netsim.garnet.input_unit cimport InputUnit
 from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long NEVER
 
@@ -31,9 +32,9 @@ cdef class OutputUnit:
 
     @cython.locals(at="long long")
     cpdef long long next_free(self, long long cycle)
-    @cython.locals(pending=list, credits="long long", arrived="long long")
+    @cython.locals(pending=CycleQueue, credits="long long", arrived="long long")
     cpdef long long absorb(self, long long vc, long long cycle)
-    @cython.locals(pending=list)
+    @cython.locals(pending=CycleQueue)
     cpdef long long usable(self, long long vc, long long cycle)
     cpdef bint is_free(self, long long vc, long long cycle)
     @cython.locals(best="long long", best_credits="long long", span="long long", start="long long", k="long long",
@@ -41,9 +42,9 @@ cdef class OutputUnit:
                    credits="long long")
     cpdef long long select_vc(self, long long lo, long long hi, long long cycle, long long room)
     cpdef void claim(self, long long vc)
-    @cython.locals(earliest="long long", vc="long long", pending=list, at="long long", index="long long")
+    @cython.locals(earliest="long long", vc="long long", pending=CycleQueue, at="long long", index="long long")
     cpdef long long free_cycle(self, long long lo, long long hi, long long cycle, long long room, long long unknown=*)
-    @cython.locals(pending=list, index="long long")
+    @cython.locals(pending=CycleQueue, index="long long")
     cpdef long long credit_cycle(self, long long vc, long long cycle, long long count=*, long long unknown=*)
     cpdef void wait(self, long long cycle)
     cpdef void credits_back(self, long long vc, object departures, long long delay)

@@ -15,10 +15,10 @@ tail-sent release (BookSim's default) from the cycle after the tail left, full o
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
-from netsim.garnet.clock import NEVER, shifted
+from netsim.garnet.clock import NEVER
+from netsim.garnet.cycle_queue import CycleQueue
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.clock import CycleClock
@@ -54,7 +54,7 @@ class OutputUnit:
         self.delay = 0  # cycles from a flit's departure to its ready cycle downstream
         self.depth = 0  # flits per downstream VC
         self.credits: list[int] = []
-        self.pending: list[list[int]] = []  # per VC: cycles from which returned credits may be used (sorted)
+        self.pending: list[CycleQueue] = []  # per VC: cycles from which returned credits may be used
         self.in_use: list[bool] = []  # per VC: held by a packet whose tail has not left
         self.tail_left: list[int] = []  # per VC: cycle its last packet's tail left
         self.release_on_sent = release_on_sent
@@ -106,7 +106,7 @@ class OutputUnit:
     def _make_vcs(self, vcs: int, depth: int) -> None:
         self.depth = depth
         self.credits = [depth] * vcs
-        self.pending = [[] for _ in range(vcs)]
+        self.pending = [CycleQueue(depth) for _ in range(vcs)]
         self.in_use = [False] * vcs
         self.tail_left = [-NEVER] * vcs
         self.last_sent: list[Any] = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
@@ -116,13 +116,13 @@ class OutputUnit:
         """Count the credits of `vc` usable by `cycle`; returns the credits now held."""
         pending = self.pending[vc]
         credits = self.credits[vc]
-        if pending and pending[0] <= cycle:
-            if pending[-1] <= cycle:  # all of them (common after a whole packet): in bulk
-                credits += len(pending)
+        if pending.count and pending.front() <= cycle:
+            if pending.back() <= cycle:  # all of them (common after a whole packet): in bulk
+                credits += pending.count
                 pending.clear()
             else:  # some: `pending` is sorted, so count them by bisection
-                arrived = bisect_right(pending, cycle)
-                del pending[:arrived]
+                arrived = pending.count_until(cycle)
+                pending.drop(arrived)
                 credits += arrived
             self.credits[vc] = credits
         return credits
@@ -131,8 +131,8 @@ class OutputUnit:
         """The credits of `vc` usable by `cycle` (a later cycle too: what is known now), without
         counting them in."""
         pending = self.pending[vc]
-        if pending and pending[0] <= cycle:
-            return self.credits[vc] + bisect_right(pending, cycle)
+        if pending.count and pending.front() <= cycle:
+            return self.credits[vc] + pending.count_until(cycle)
         return self.credits[vc]
 
     def is_free(self, vc: int, cycle: int) -> bool:
@@ -186,12 +186,12 @@ class OutputUnit:
             elif self.release_on_sent:
                 at = self.tail_left[vc] + 1
                 index = room - self.credits[vc] - 1
-                if index >= len(pending):
+                if index >= pending.count:
                     at = unknown
                 elif index >= 0:
-                    at = max(at, pending[index] - self.lookahead)
+                    at = max(at, pending.at(index) - self.lookahead)
             else:  # free once every credit is back
-                at = pending[-1] if pending and self.credits[vc] + len(pending) == self.depth else unknown
+                at = pending.back() if pending.count and self.credits[vc] + pending.count == self.depth else unknown
             if at < earliest:
                 earliest = at
         return max(earliest, cycle + 1)
@@ -202,7 +202,7 @@ class OutputUnit:
         flits may take credits that are already on their way, each by its flit's cycle."""
         pending = self.pending[vc]
         index = count - self.credits[vc] - 1
-        return pending[index] if index < len(pending) else unknown
+        return pending.at(index) if index < pending.count else unknown
 
     def wait(self, cycle: int) -> None:
         """The owner waits for a credit or a VC: it is woken when one comes back (and the cycles
@@ -214,7 +214,7 @@ class OutputUnit:
     def credits_back(self, vc: int, departures, delay: int) -> None:
         """Flits that left downstream `vc` at `departures` (a range or a list) return their credits,
         usable here `delay` cycles later (called by the downstream input unit)."""
-        self.pending[vc].extend(shifted(departures, delay))
+        self.pending[vc].push_shifted(departures, delay)
         if self.waiting:
             self.waiting = False
             self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
@@ -237,12 +237,12 @@ class OutputUnit:
         self.last_sent[vc] = departures
         port = self.dst_port
         if port is None:  # ejects: the NIC consumes every flit as it arrives and returns its credit
-            self.pending[vc].extend(shifted(departures, self.eject_credit_delay))
+            self.pending[vc].push_shifted(departures, self.eject_credit_delay)
             if tail:
                 self.receiver.arrive(packet, last + self.lat)
         else:
             delay = self.delay
-            port.receive(self.dst_vcs[vc], packet, head, shifted(departures, delay))
+            port.receive(self.dst_vcs[vc], packet, head, departures, delay)
             self.clock.wake(self.dst_router, first + delay)
         if tail:
             self.in_use[vc] = False
@@ -258,9 +258,9 @@ class OutputUnit:
         decision), so states that differ only in that compare equal."""
         credits, on_the_way = [], []
         for held, pending in zip(self.credits, self.pending):
-            arrived = bisect_right(pending, c) if pending else 0
+            arrived = pending.count_until(c)
             credits.append(held + arrived)
-            on_the_way.append(tuple([t - c for t in pending[arrived:]]) if arrived < len(pending) else ())
+            on_the_way.append(tuple([t - c for t in pending.to_list()[arrived:]]))
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
                 tuple(on_the_way), tuple(self.in_use),
                 tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
@@ -271,8 +271,7 @@ class OutputUnit:
         if self.slots is not None:
             self.slots.shift(span)
         for pending in self.pending:
-            if pending:
-                pending[:] = [t + span for t in pending]
+            pending.shift(span)
         self.tail_left = [t + span for t in self.tail_left]
         self.last_sent = [[t + span for t in sent] for sent in self.last_sent]
         if self.stall_since >= 0:

@@ -28,6 +28,13 @@ from netsim.topology import Topology
 ANY, LOW, HIGH = -1, 0, 1  # VC classes
 
 
+def table_output(router, packet) -> tuple:
+    """Route computation at `router` from the table built for `packet`'s message: (output unit,
+    lowest VC, VC bound). A unit whose `output` is this one routes by table, which the compiled
+    switch allocators read inline (allocators/base.py)."""
+    return packet.route[router.node]
+
+
 def vc_range(vc_class: int, vcs: int) -> tuple[int, int]:
     """The downstream VCs [lo, hi) a hop of `vc_class` may take at a port with `vcs` VCs."""
     if vc_class == ANY:
@@ -91,10 +98,7 @@ class DimensionOrder:
             classes.append(HIGH if crossed else LOW)
         return classes
 
-    @staticmethod
-    def output(router, packet) -> tuple:
-        """Route computation at `router`: (output unit, lowest VC, VC bound) for `packet`."""
-        return packet.route[router.node]
+    output = staticmethod(table_output)  # route computation: a lookup in the message's table
 
 
 class BookSimDateline(DimensionOrder):

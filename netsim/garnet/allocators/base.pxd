@@ -5,6 +5,7 @@ from netsim.garnet.router cimport Router
 from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Packet
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long NEVER
 cdef long long BATCH_MAX_OCCUPIED
@@ -14,17 +15,19 @@ cdef class SwitchAllocator:
     cdef public Router router
     cdef public long long node
     cdef public object routing
-    cdef public bint whole_packets, batch
+    cdef public bint whole_packets, batch, by_table
     cdef public long long horizon
 
     cpdef long long allocate(self, long long cycle)
     @cython.locals(out=OutputUnit)
     cpdef OutputUnit route(self, VirtualChannel vc)
+    cpdef tuple route_of(self, Packet packet)
+    @cython.locals(packet=Packet)
     cpdef bint wants(self, VirtualChannel vc, OutputUnit out)
-    @cython.locals(port=InputUnit, at="long long", lo="long long", hi="long long", unknown="long long",
+    @cython.locals(port=InputUnit, ready=CycleQueue, at="long long", lo="long long", hi="long long", unknown="long long",
                    room="long long")
     cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)
     @cython.locals(packet=Packet, remaining="long long", cpf="long long", port=InputUnit, limit="long long",
                    other=VirtualChannel, at="long long", count="long long", out_vc="long long", held="long long",
-                   pending=list, k="long long")
+                   pending=CycleQueue, ready=CycleQueue, k="long long")
     cpdef object leaving(self, VirtualChannel vc, OutputUnit out, long long first, long long now, long long share=*)

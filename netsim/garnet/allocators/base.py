@@ -21,15 +21,16 @@ round-robin pointers end where k single grants would leave them, so the results 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet.crossbar import shared_departures
+from netsim.garnet.routing import table_output
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
     from netsim.garnet.output_unit import OutputUnit
+    from netsim.garnet.packet import Packet
     from netsim.garnet.router import Router
 
 
@@ -49,6 +50,7 @@ class SwitchAllocator:
         self.router = router
         self.node = router.node
         self.routing = routing
+        self.by_table = getattr(type(routing), "output", None) is table_output  # route by the message's table
         self.whole_packets = whole_packets  # packet fidelity: packets move as units
         self.batch = batch and not whole_packets
         # no VC that is not visible now can bid before this many cycles from now
@@ -72,17 +74,23 @@ class SwitchAllocator:
 
     def route(self, vc: VirtualChannel) -> OutputUnit:
         """Route computation for `vc`'s front packet; returns its output unit."""
-        out, lo, hi = self.routing.output(self.router, vc.packets[0])
+        out, lo, hi = self.route_of(vc.packets[0])
         vc.route_to(out, lo, hi)
         return out
+
+    def route_of(self, packet: Packet) -> tuple:
+        """The routing unit's (output unit, lowest VC, VC bound) for `packet` here (a table lookup
+        inline for a unit that routes by table: no Python call per head and hop)."""
+        if self.by_table:
+            return packet.route[self.node]
+        return self.routing.output(self.router, packet)
 
     def wants(self, vc: VirtualChannel, out: OutputUnit) -> bool:
         """Might `vc` (holding packets) bid for output unit `out`?"""
         if vc.out is out:
             return True
-        router, output = self.router, self.routing.output
         for packet in vc.packets:
-            if output(router, packet)[0] is out:
+            if self.route_of(packet)[0] is out:
                 return True
         return False
 
@@ -93,10 +101,10 @@ class SwitchAllocator:
         yet, a VC still held) cannot come sooner than the link and pipeline it must cross."""
         port = vc.port
         ready = vc.ready
-        at = port.next_free(max(ready[0], cycle) if ready else cycle + port.body_delay)  # (else its next flit is upstream)
+        at = port.next_free(max(ready.front(), cycle) if ready.count else cycle + port.body_delay)  # (else its next flit is upstream)
         out = vc.out
         if out is None:
-            out, lo, hi = self.routing.output(self.router, vc.packets[0])
+            out, lo, hi = self.route_of(vc.packets[0])
         else:
             lo, hi = vc.lo, vc.hi
         at = out.next_free(at)
@@ -137,14 +145,14 @@ class SwitchAllocator:
                     if limit <= first + cpf:
                         return range(first, first + 1)
         ready = vc.ready
-        count = min(remaining, len(ready), (limit - first - 1) // cpf + 1)
+        count = min(remaining, ready.count, (limit - first - 1) // cpf + 1)
         out_vc = vc.out_vc
         held = out.credits[out_vc]
         pending = out.pending[out_vc]
         k = 1
         while k < count:
             at = first + k * cpf
-            if ready[k] > at or held + bisect_right(pending, at) <= k:
+            if ready.at(k) > at or held + pending.count_until(at) <= k:
                 break
             k += 1
         return range(first, first + k * cpf, cpf)

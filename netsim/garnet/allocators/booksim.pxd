@@ -4,6 +4,7 @@ cimport cython
 from netsim.garnet.allocators.base cimport SwitchAllocator
 from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long NEVER
 
@@ -13,7 +14,7 @@ cdef class BookSimAllocator(SwitchAllocator):
     cdef public list out_vcs, out_base, va_grant, va_accept, sa_grant, sa_accept, sa_vc
     cdef public list va_vcs, va_until, va_asked, va_granted, sa_ports, sa_outs, sa_bid, sa_askers, sa_granted
 
-    @cython.locals(wake_at="long long", vc=VirtualChannel, at="long long", out=OutputUnit, port=InputUnit,
+    @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,
                    outs="long long", slot="long long", rival=VirtualChannel)
     cpdef long long allocate(self, long long cycle)
     cpdef bint _vc_first(self, InputUnit port, VirtualChannel vc, VirtualChannel rival)
@@ -31,4 +32,5 @@ cdef class BookSimAllocator(SwitchAllocator):
                    won="long long", alone="long long", share="long long", at="long long")
     cpdef long long _allocate_switch(self, long long cycle)
     cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle, long long share)
+    @cython.locals(ready=CycleQueue)
     cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)

@@ -91,9 +91,9 @@ class BookSimAllocator(SwitchAllocator):
         outs = self.outs
         for vc in self.router.occupied:
             ready = vc.ready
-            if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
+            if not ready.count:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
-            at = ready[0]
+            at = ready.front()
             if at > cycle:
                 if at < wake_at:
                     wake_at = at
@@ -266,10 +266,10 @@ class BookSimAllocator(SwitchAllocator):
     def earliest_bid(self, vc, cycle: int) -> int:
         """A lower bound on the cycle `vc` may next win the switch (see SwitchAllocator.leaving)."""
         ready = vc.ready
-        if not ready:
+        if not ready.count:
             return cycle + 1
         if vc.out_vc >= 0:
-            return max(ready[0], vc.head_from) if vc.sent == 0 else ready[0]
+            return max(ready.front(), vc.head_from) if vc.sent == 0 else ready.front()
         if vc.out is not None:  # in VA, which has run for this cycle
             return max(vc.head_from, cycle + 1) + 1
-        return max(ready[0], vc.tail_left + 1) + self.route_cycles + 1
+        return max(ready.front(), vc.tail_left + 1) + self.route_cycles + 1

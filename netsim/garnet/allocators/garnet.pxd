@@ -4,6 +4,7 @@ cimport cython
 from netsim.garnet.allocators.base cimport SwitchAllocator
 from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.cycle_queue cimport CycleQueue
 
 cdef long long NEVER
 
@@ -14,7 +15,7 @@ cdef class GarnetAllocator(SwitchAllocator):
     cdef public list picking, picked, pick_distance, pick_out_vc, wanted, bidding, bid_by, bid_port
 
     @cython.locals(occupied=dict, wake_at="long long", next_vc=list, whole=bint, picked=list, pick_distance=list,
-                   pick_out_vc=list, vc=VirtualChannel, best=VirtualChannel, port=InputUnit, at="long long",
+                   pick_out_vc=list, vc=VirtualChannel, ready=CycleQueue, best=VirtualChannel, port=InputUnit, at="long long",
                    p="long long", distance="long long", out=OutputUnit, out_vc="long long", room="long long",
                    picking=list, next_port=list, ports="long long", bid_by=list, bid_port=list, bidding=list,
                    o="long long", rival="long long")
@@ -23,7 +24,8 @@ cdef class GarnetAllocator(SwitchAllocator):
     cpdef long long _waiting(self, InputUnit port)
     @cython.locals(port=InputUnit)
     cpdef void _clear_picks(self)
-    @cython.locals(port=InputUnit, out=OutputUnit, at="long long", out_vc="long long", room="long long")
+    @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
+                   room="long long")
     cpdef long long _lone(self, VirtualChannel vc, long long cycle)
     @cython.locals(port=InputUnit)
     cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,

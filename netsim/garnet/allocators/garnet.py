@@ -59,9 +59,9 @@ class GarnetAllocator(SwitchAllocator):
         for vc in occupied:
             port = vc.port
             ready = vc.ready
-            if not ready:  # mid-packet: its next flit is still upstream (its arrival wakes us)
+            if not ready.count:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
-            at = ready[0]
+            at = ready.front()
             if at <= vc.tail_left:  # a VC is a FIFO: its next packet leaves after the last one's tail (in flit
                 # fidelity the port's busy_until already holds it back; packet fidelity shares the port's slots)
                 at = vc.tail_left + 1
@@ -161,13 +161,13 @@ class GarnetAllocator(SwitchAllocator):
     def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
         ready = vc.ready
-        if not ready:
+        if not ready.count:
             return NEVER
         port = vc.port
         out = vc.out
         if out is None:
             out = self.route(vc)
-        at = out.next_free(port.next_free(max(ready[0], vc.tail_left + 1, cycle)))
+        at = out.next_free(port.next_free(max(ready.front(), vc.tail_left + 1, cycle)))
         if at > cycle:
             return at
         out_vc = vc.out_vc
