@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import netsim
 from netsim.config import (did_you_mean, non_negative_int, overrides_label, parse_override, positive_float,
                            positive_int, settings_of, toml_key)
-from netsim.errors import ConfigError, NetsimError, NetsimWarning
+from netsim.errors import ConfigError, NetsimError, NetsimWarning, interrupted_status
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, interruptible, make_view, showing, tick
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
@@ -1063,9 +1063,8 @@ def main(argv: list[str] | None = None) -> int:
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt as exc:  # netsim.progress.Interrupted says which signal
-        print("netsim: interrupted", file=sys.stderr)
-        return 128 + getattr(exc, "signum", signal.SIGINT)
+    except KeyboardInterrupt as exc:  # netsim.errors.Interrupted says which signal
+        return interrupted_status(exc)
     except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 128 + signal.SIGPIPE

@@ -17,6 +17,7 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable
 
+from netsim.errors import STOP_SIGNALS, Interrupted
 from netsim.timeseries import LinkSampler
 from netsim.units import format_time
 
@@ -230,17 +231,6 @@ class RunMonitor:
         self._last = (now, busy)
         return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events_so_far(),
                         network.in_flight() if self.messages else None, busiest)
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(KeyboardInterrupt):
-    """A stop signal that ends the command at once; it exits 128 + `signum` (130 Ctrl-C, 143 SIGTERM)."""
-
-    def __init__(self, signum: int):
-        super().__init__()
-        self.signum = signum
 
 
 @contextmanager

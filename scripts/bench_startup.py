@@ -5,7 +5,7 @@ backend's clock, or the first event of an analytical run), and to its end, for `
 CPU time the process had used by then (less sensitive to a busy machine than the wall time).
 Prints figures only; the target is under 0.3 s to the first simulated event.
 
-Each process starts as the console script does (netsim.cli.main) with one addition made
+Each process starts as the console script does (netsim.__main__.main) with one addition made
 first: simpy's Environment.step is wrapped to note the time of its first call (simpy is imported
 by every run anyway). Times are of the machine's monotonic clock, which parent and child share.
 Also printed: a bare `python -c pass`, the interpreter's own floor, and which of pandas,
@@ -48,7 +48,7 @@ def first_step(self):
         print("{mark}", seen[0], time.process_time(), loaded, file=sys.stderr, flush=True)
     return step(self)
 simpy.core.Environment.step = first_step
-from netsim.cli import main
+from netsim.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
 

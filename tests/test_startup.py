@@ -20,7 +20,7 @@ def first_step(self):
     print("LOADED", *[name for name in {HEAVY!r} if name in sys.modules], file=sys.stderr, flush=True)
     os._exit(0)
 simpy.core.Environment.step = first_step
-from netsim.cli import main
+from netsim.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
 
