@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from netsim.backends import congestion_aware_backends, create_network
-from netsim.budget import Budget, topology_within_budget
+from netsim.budget import Budget, backend_within_budget, topology_within_budget
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
@@ -270,6 +270,11 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     topology = topology_for(network_cfg, system_cfg, [], f"this run of {spec}")
     trace = load_trace(spec, topology, comm_groups)
     check_memory(trace, memory)
+    largest = trace.largest_message()
+    if largest is not None:
+        npu, node = largest
+        backend_within_budget(topology, network_cfg, f"{npu.where(node)}: its message of {node.nbytes:,} B",
+                              largest_message=node.nbytes)
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
     compute = ComputeModel.of_system(system_cfg)
