@@ -1,7 +1,7 @@
 """What a small run imports before its first simulated event (issue 25's start-up: under 0.3 s on a
-small network; scripts/bench_startup.py prints the figures). pandas, networkx and matplotlib are
-imported only where a command needs them (pandas for the reports, after the simulation), and rich
-only for something shown (not with --quiet)."""
+small network; scripts/bench_startup.py prints the figures). pandas and matplotlib are imported
+only where a command needs them (pandas for the reports, after the simulation), and rich only for
+something shown (not with --quiet). networkx is needed: topologies are networkx graphs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("pandas", "networkx", "rich", "matplotlib")
+HEAVY = ("pandas", "rich", "matplotlib")
 CHILD = f"""
 import os, sys
 import simpy.core
@@ -30,7 +30,7 @@ sys.exit(main(sys.argv[1:]))
     ["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8"],
     ["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8", "--backend", "garnet"],
 ], ids=["synth", "collective", "collective-packet"])
-def test_a_small_run_starts_without_pandas_networkx_rich_or_matplotlib(tmp_path, argv):
+def test_a_small_run_starts_without_pandas_rich_or_matplotlib(tmp_path, argv):
     """They were all imported (but matplotlib) before the first cycle: 1.2-1.3 s on a busy machine."""
     import netsim
 
