@@ -17,13 +17,14 @@ import math
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
 from contextlib import contextmanager
-from typing import Callable, Hashable, Protocol
+from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
-import pandas as pd
 import simpy
 
-from netsim.report import LINK_COLUMNS
 from netsim.topology import Topology
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Monitor(Protocol):
@@ -289,6 +290,8 @@ class Network(ABC):
         self._orbit_bytes.clear()
 
     def npu_stats(self) -> pd.DataFrame:
+        import pandas as pd
+
         self.flush_orbits()
         return pd.DataFrame({"npu": range(self.topology.npus), "bytes_sent": self.bytes_sent,
                              "bytes_received": self.bytes_received})
@@ -304,6 +307,10 @@ class Network(ABC):
 
     def link_frame(self, link_bytes, busy_ns, extra: dict | None = None) -> pd.DataFrame:
         """The common per-link table from per-link byte and busy-time counters (indexed by link id)."""
+        import pandas as pd
+
+        from netsim.report import LINK_COLUMNS
+
         elapsed = self.env.now
         links = self.topology.links
         frame = pd.DataFrame({

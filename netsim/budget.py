@@ -102,15 +102,24 @@ def topology_within_budget(network_config, what: str, chunks_per_npu: int = 0, l
     the config alone; then checked with what the backend itself will hold (the packet backend's
     ports, VCs and the packets of a `largest_message`-byte message) before the network is built, so
     a runaway input is refused in a moment instead of growing for a minute. ConfigError if not."""
-    from netsim.backends import state_estimate
-
     Budget(network_config.npus, chunks_per_npu).check_memory(what)
     topology = network_config.build_topology()
+    backend_within_budget(topology, network_config, what, chunks_per_npu, largest_message)
+    return topology
+
+
+def backend_within_budget(topology, network_config, what: str, chunks_per_npu: int = 0,
+                          largest_message: int = 0) -> None:
+    """ConfigError unless what the backend itself will hold on `topology` (the packet backend's
+    ports, VCs and the packets of a `largest_message`-byte message) fits in memory; counted before
+    the network is built. (A Chakra trace's largest message is known only once the trace, which
+    needs the topology, is read: its run checks it here then.)"""
+    from netsim.backends import state_estimate
+
     estimate = state_estimate(network_config.backend)
     if estimate is not None:
         state = estimate(topology, network_config, largest_message)
         Budget(topology.npus, chunks_per_npu, **state).check_memory(what)
-    return topology
 
 
 def packet_backend_state(topology, network_config, largest_message: int) -> dict:

@@ -10,18 +10,19 @@ import signal
 import sys
 import warnings
 from pathlib import Path
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 import netsim
-from netsim import report
 from netsim.config import (did_you_mean, non_negative_int, overrides_label, parse_override, positive_float,
                            positive_int, settings_of, toml_key)
-from netsim.errors import ConfigError, NetsimError, NetsimWarning
+from netsim.errors import ConfigError, NetsimError, NetsimWarning, interrupted_status
 from netsim.network_config import BACKEND_NAMES, NetworkFile, load_network
 from netsim.progress import RunMonitor, StopRequested, interruptible, make_view, showing, tick
 from netsim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 DEFAULT_NETWORK = "torus-4x4"
 DEFAULT_SYSTEM = "default"
@@ -50,6 +51,8 @@ def option(flag: str, parse, value):
 # ---------------------------------------------------------------------------- overrides
 def split_overrides(items: list[str]) -> tuple[list, list]:
     """Route each --set KEY=VALUE to the network or the system config (prefix 'network.'/'system.' to force)."""
+    if not items:  # (without importing the system layer: a synth run starts without it)
+        return [], []
     from system.config import SystemConfig
 
     network_keys = {toml_key(f) for f in settings_of(NetworkFile)}
@@ -85,6 +88,7 @@ def finish(args, console: Console, result, print_table, monitor: RunMonitor) -> 
 
     Returns the exit status: 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM) when a stop
     signal came (its partial results, or the whole result of a run that had ended, are written)."""
+    from netsim import report
     from netsim.outputs import SUMMARY, write_outputs
 
     out_dir = output_dir(args, result.name)
@@ -123,6 +127,8 @@ def max_utilization_row(table: Table, summary: dict) -> None:
 
 
 def print_run(console: Console, result) -> None:
+    from rich.table import Table
+
     s = result.summary
     table = Table(title=f"netsim run: {s['workload']['name']} on {s['network']['name']} ({s['backend']})")
     table.add_column("metric")
@@ -158,6 +164,8 @@ def print_run(console: Console, result) -> None:
 
 
 def print_collective(console: Console, result) -> None:
+    from rich.table import Table
+
     if "sizes" in result.tables:
         print_collective_sizes(console, result)
         return
@@ -186,6 +194,8 @@ def print_collective(console: Console, result) -> None:
 
 def print_collective_sizes(console: Console, result) -> None:
     """A --size range: one row per size, as nccl-tests prints it."""
+    from rich.table import Table
+
     s = result.summary
     table = Table(title=f"netsim collective: {s['collective']} on {s['network']['name']} ({s['backend']}), "
                         f"{s['npus']} NPUs")
@@ -202,6 +212,10 @@ def print_collective_sizes(console: Console, result) -> None:
 
 
 def print_links(console: Console, links, top: int = 5) -> None:
+    from rich.table import Table
+
+    from netsim import report
+
     dims = report.per_dimension_utilization(links)
     table = Table(title="link utilization per dimension")
     for column in ("dim", "links", "bytes", "mean", "max", "imbalance"):
@@ -326,8 +340,6 @@ def trace_run(args, monitor, network, system, workload_items: list, passes: int)
 
 def scenario_collective(args, monitor):
     """One collective, or one per size of a --size range (the sizes table, nccl-tests style)."""
-    import pandas as pd
-
     from netsim.runner import RunResult, run_collective
     from system import load_system
     from system.config import algorithm_list
@@ -354,6 +366,8 @@ def scenario_collective(args, monitor):
             break
     if len(sizes) == 1:
         return results[0]
+    import pandas as pd
+
     rows = [{key: result.summary[key] for key in SIZES_COLUMNS} for result in results]
     last = results[-1].summary
     busiest = max(results, key=lambda r: r.summary["max_link_utilization"])
@@ -378,11 +392,9 @@ SIZES_COLUMNS = ("size_bytes", "collective_time_ns", "algbw_GBps", "busbw_GBps",
 
 def scenario_synth(args, monitor):
     """Synthetic traffic on the packet backend: one offered load, or a sweep up to saturation (each
-    load shown in progress as it runs). Ctrl-C reports what was simulated, marked partial."""
-    import pandas as pd
-
+    load shown in progress as it runs). Ctrl-C reports what was simulated, marked partial. (pandas
+    and the runner's reports are imported once the simulation is done: scripts/bench_startup.py.)"""
     from netsim import traffic
-    from netsim.runner import RunResult, network_summary
 
     network_overrides, _ = split_overrides(args.set)
     network = load_network(args.network, network_overrides, "garnet")
@@ -419,6 +431,8 @@ def scenario_synth(args, monitor):
                 points.append(point)
         except StopRequested:  # Ctrl-C: the loads measured so far
             partial = True
+        import pandas as pd
+
         points.sort(key=lambda p: p["rate"])
         # the highest load's figures, with totals over the loads (the zero-load calibration run left out)
         summary = dict(points[-1]) if points else {}
@@ -442,10 +456,14 @@ def scenario_synth(args, monitor):
             summary = run.summary(run.network.clock.now_cycle())
             partial = True
         monitor.finish(run.network)
+        import pandas as pd
+
         tables = {"links": run.network.link_stats(), "link_timeseries": monitor.sampler.frame(),
                   "packet_latency": pd.DataFrame(sorted(run.measured_stats.histogram.items()),
                                                  columns=["latency_cycles", "packets"])}
         measured, link_tables = run, tables
+    from netsim.runner import RunResult, network_summary
+
     name = f"synth-{args.pattern}-{network.name}" + ("-sweep" if args.sweep else f"-{args.rate:g}")
     # what every command's summary has (simulated time, link loading, configs), then synth's own figures
     common = {} if measured is None else network_summary(measured.network, network, None, 0.0, args.seed, partial,
@@ -479,7 +497,7 @@ def cmd_simulate(args, console: Console) -> int:
 
     option("--seed", non_negative_int, args.seed)
     prepare(Path(args.out) if args.out else Path.cwd() / "netsim-out")
-    monitor = RunMonitor(f"netsim {args.command}", make_view(Console(stderr=True), args.quiet))
+    monitor = RunMonitor(f"netsim {args.command}", make_view(args.quiet))
     with interruptible(monitor):  # through the writing: a stop once the run has ended waits for its outputs
         with showing(monitor.view):
             result = run_scenario(args, monitor)
@@ -487,6 +505,8 @@ def cmd_simulate(args, console: Console) -> int:
 
 
 def print_synth(console: Console, result) -> None:
+    from rich.table import Table
+
     s = result.summary
     table = Table(title=f"netsim synth: {s['pattern']} on {s['network']['name']}")
     table.add_column("metric")
@@ -567,6 +587,8 @@ def cmd_workload_to_chakra(args, console: Console) -> None:
 def cmd_topo(args, console: Console) -> None:
     """A topology's summary; on the packet backend (its config's, or --backend garnet) with the
     packet settings in force (netsim.packet_settings)."""
+    from rich.table import Table
+
     network_overrides, _ = split_overrides(args.set)
     config = load_network(args.network, network_overrides, args.backend)
     topology = config.build_topology()
@@ -576,6 +598,8 @@ def cmd_topo(args, console: Console) -> None:
 
         summary["packet_settings"] = packet_settings(config.garnet, topology)
     if args.json:
+        from netsim import report
+
         print(report.to_json(summary))
         return
     table = Table(title=f"topology {summary['name']} ({summary['kind']})")
@@ -643,6 +667,8 @@ def declared_tables() -> dict[str, type]:
 def cmd_list(args, console: Console) -> None:
     """`netsim list`: the bundled configs, usable by name with --network, --system and --workload;
     with --keys, every config key with its unit, default and meaning (netsim.config_keys)."""
+    from rich.table import Table
+
     if args.keys:
         from rich.markup import escape
 
@@ -677,6 +703,8 @@ def cmd_list(args, console: Console) -> None:
 def print_study(console: Console, frame, varied: list[str], metric: str, limit: int = 40) -> None:
     """A study's results as a table: its varied parameters, status and headline metric (the first
     `limit` points; the CSV has them all)."""
+    from rich.table import Table
+
     table = Table(title=f"{len(frame)} points: {metric}")
     for column in ("point", *varied, "status", metric, "folder"):
         table.add_column(column, justify="right")
@@ -728,6 +756,8 @@ def cmd_report(args, console: Console) -> None:
     """A run's folder as a terminal report: summary, per-dimension utilization, busiest links and
     most congested ports; with --plot, PNGs beside the CSVs. A sweep's results (the .jsonl file, or
     a study's folder) get report_study."""
+    from rich.table import Table
+
     out_dir = Path(args.dir)
     top = option("--top", positive_int, args.top)
     if args.share is not None and (args.plot or args.json):
@@ -775,6 +805,10 @@ def cmd_report(args, console: Console) -> None:
 
 
 def print_ports(console: Console, links, top: int) -> None:
+    from rich.table import Table
+
+    from netsim import report
+
     ports = report.congested_ports(links, top)
     if ports.empty:
         console.print("[dim]no buffer statistics (the analytical backend models no buffers)[/dim]")
@@ -798,7 +832,7 @@ def cmd_sweep(args, console: Console) -> int:
     most = max(MAX_JOBS, 4 * (os.cpu_count() or 1))
     if jobs is not None and jobs > most:
         raise ConfigError(f"--jobs {jobs}: at most {most} worker processes (each is a Python process of its own)")
-    counts = run_study(study, jobs, args.scheduler, make_view(Console(stderr=True), args.quiet))
+    counts = run_study(study, jobs, args.scheduler, make_view(args.quiet))
     if args.json:
         print(json.dumps(counts, indent=2))
     elif not args.quiet:
@@ -1004,18 +1038,33 @@ def print_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"netsim: warning: {text}", file=sys.stderr)
 
 
+class LazyConsole:
+    """The console a command prints on: rich's Console with these options, made (and rich imported)
+    when first used, so that a --quiet or --json run starts without rich."""
+
+    def __init__(self, **options):
+        self.options = options
+        self.console = None
+
+    def __getattr__(self, name: str):
+        if self.console is None:
+            from rich.console import Console
+
+            self.console = Console(**self.options)
+        return getattr(self.console, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = print_warning
     try:
         args = build_parser().parse_args(argv)
-        console = Console(stderr=args.json, quiet=args.quiet)
+        console = LazyConsole(stderr=args.json, quiet=args.quiet)
         return args.handler(args, console) or 0
     except NetsimError as exc:
         print(f"netsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt as exc:  # netsim.progress.Interrupted says which signal
-        print("netsim: interrupted", file=sys.stderr)
-        return 128 + getattr(exc, "signum", signal.SIGINT)
+    except KeyboardInterrupt as exc:  # netsim.errors.Interrupted says which signal
+        return interrupted_status(exc)
     except BrokenPipeError:  # stdout's reader went away (`netsim ... --json | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 128 + signal.SIGPIPE

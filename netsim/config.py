@@ -226,6 +226,12 @@ def build(cls, table: Mapping[str, Any], source: Source, prefix: str = ""):
 TOO_DEEP = "nested too deeply to read (lists or tables inside each other hundreds of levels deep)"
 TOO_LONG = "holds an integer of thousands of digits, too long to read"
 
+def not_a_regular_file(path: Path, what: str = "") -> ConfigError:
+    """The one-line error of an input that is a pipe, socket or device (such as /dev/zero), which is
+    never read: a FIFO would be read forever, a device without end. `what` names the file expected."""
+    return ConfigError(f"{path}: not a regular file (a pipe, socket or device); give a {what + ' ' if what else ''}file")
+
+
 def read_text(path: Path) -> str:
     """A config or input file's text; a missing, unreadable or non-UTF-8 file is a one-line error, and
     so is one that is no regular file (a FIFO would be read forever, /dev/zero without end) or too
@@ -235,7 +241,7 @@ def read_text(path: Path) -> str:
         if stat.S_ISREG(status.st_mode):
             check_input_size(path, status.st_size)
         elif not stat.S_ISDIR(status.st_mode):
-            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device); give a file")
+            raise not_a_regular_file(path)
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None

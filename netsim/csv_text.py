@@ -12,9 +12,12 @@ table is left to pandas, so the output never depends on which path wrote it.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NEEDS_QUOTING = (",", '"', "\n", "\r")
 

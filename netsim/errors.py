@@ -1,4 +1,8 @@
-"""User-facing errors: each carries a one-line message the CLI prints before exiting non-zero."""
+"""User-facing errors: each carries a one-line message the CLI prints before exiting non-zero; and
+the stop signals (Ctrl-C, SIGTERM), which end a command with one line and 128 + the signal's number."""
+
+import signal
+import sys
 
 MESSAGE_LIMIT = 1000  # characters of an error message; a longer one (a huge value echoed) is cut in the middle
 
@@ -30,6 +34,28 @@ class DeadlockError(NetsimError):
     """The simulation cannot progress; the message says who waits on whom."""
 
     exit_code = 3
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal that ends the command at once; it exits 128 + `signum` (130 Ctrl-C, 143 SIGTERM)."""
+
+    def __init__(self, signum: int):
+        super().__init__()
+        self.signum = signum
+
+
+def raise_interrupted(signum: int, frame) -> None:
+    """A signal handler: the signal ends the command at once (`Interrupted`)."""
+    raise Interrupted(signum)
+
+
+def interrupted_status(exc: KeyboardInterrupt) -> int:
+    """Say in one line that the command was stopped; its exit status (130 for Ctrl-C, 143 for SIGTERM)."""
+    print("netsim: interrupted", file=sys.stderr)
+    return 128 + getattr(exc, "signum", signal.SIGINT)
 
 
 class NetsimWarning(UserWarning):

@@ -18,8 +18,7 @@ import json
 import os
 import re
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from netsim.config import read_text
 from netsim.csv_text import csv_text
@@ -27,6 +26,9 @@ from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
 from netsim.report import LINK_COLUMNS, to_json
 from netsim.timeseries import TIMESERIES_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SUMMARY = "summary.json"
 # Columns `netsim report` and its plots read, per table (a table of another kind is read as it is).
@@ -186,6 +188,8 @@ def check_summary(summary: dict, path: Path) -> None:
 def read_table(path: Path) -> pd.DataFrame:
     """One CSV of an output folder, with the columns the report reads; a table with no rows and no
     columns (e.g. no phases) reads as empty."""
+    import pandas as pd
+
     try:
         frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:

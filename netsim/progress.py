@@ -6,7 +6,8 @@ second of wall time refreshes the view. What "progress" means (passes and layers
 delivered, cycles) is the caller's: a `tracker(network) -> (fraction done, text)`.
 
 Views: `LiveView` (rich Live, on a terminal), `LineView` (one plain line every few seconds, for
-CI and pipes) and `NullView` (--quiet). None of them affects the simulation's results.
+CI and pipes) and `NullView` (--quiet). None of them affects the simulation's results. rich is
+imported by the views that show something, so a quiet run starts without it.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from __future__ import annotations
 import signal
 import time
 from contextlib import contextmanager
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from rich.console import Console
-from rich.live import Live
-from rich.table import Table
-
+from netsim.errors import STOP_SIGNALS, Interrupted
 from netsim.timeseries import LinkSampler
 from netsim.units import format_time
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 LIVE_PERIOD_S = 0.25  # the live view refreshes at most 4 times a second
 LINE_PERIOD_S = 5.0  # a plain progress line at most every 5 s
@@ -73,6 +75,8 @@ class Snapshot:
         return f"{title}: " + "; ".join(f"{key} {value}" for key, value in self.fields())
 
     def table(self) -> Table:
+        from rich.table import Table
+
         table = Table(title=self.title, show_header=False, box=None, pad_edge=False)
         table.add_column(style="dim")
         table.add_column()
@@ -142,6 +146,8 @@ class LiveView:
     period = LIVE_PERIOD_S
 
     def __init__(self, console: Console):
+        from rich.live import Live
+
         self.live = Live(console=console, auto_refresh=False, transient=True)
         self.live.start()
 
@@ -155,10 +161,13 @@ class LiveView:
         self.live.stop()
 
 
-def make_view(console: Console, quiet: bool):
-    """Live on a terminal, plain lines otherwise, nothing with --quiet."""
+def make_view(quiet: bool):
+    """On stderr: live on a terminal, plain lines otherwise; nothing with --quiet."""
     if quiet:
         return NullView()
+    from rich.console import Console
+
+    console = Console(stderr=True)
     return LiveView(console) if console.is_terminal else LineView(console)
 
 
@@ -222,17 +231,6 @@ class RunMonitor:
         self._last = (now, busy)
         return Snapshot(self.title, fraction, text, time.perf_counter() - self.started, now, network.events_so_far(),
                         network.in_flight() if self.messages else None, busiest)
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(KeyboardInterrupt):
-    """A stop signal that ends the command at once; it exits 128 + `signum` (130 Ctrl-C, 143 SIGTERM)."""
-
-    def __init__(self, signum: int):
-        super().__init__()
-        self.signum = signum
 
 
 @contextmanager

@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from netsim.units import format_time
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def json_default(value):
@@ -103,6 +106,8 @@ def oversubscription_warning(run_peak: tuple[float, dict | None], interval_peak:
 
 def per_dimension_utilization(links: pd.DataFrame) -> pd.DataFrame:
     """Per dimension: links, bytes, mean and max utilization, imbalance (max / mean)."""
+    import pandas as pd
+
     grouped = links.groupby("dim")
     frame = pd.DataFrame({
         "links": grouped.size(),
@@ -124,6 +129,8 @@ def busiest_links(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
 def congested_ports(links: pd.DataFrame, top: int = 5) -> pd.DataFrame:
     """The `top` receiving input ports by credit-stall time, then mean occupancy (empty when the
     backend models no buffers)."""
+    import pandas as pd
+
     columns = ["link_id", "src", "dst", "dim", "credit_stall_time_ns", "mean_buffer_flits", "max_vc_flits"]
     if "credit_stall_time_ns" not in links or links["credit_stall_time_ns"].isna().all():
         return pd.DataFrame(columns=columns)

@@ -6,6 +6,9 @@ Each entry point returns a `RunResult`: the `summary` dict (summary.json) and na
 A run takes an optional `RunMonitor` (netsim.progress): it shows progress, samples link counters
 (link_timeseries.csv) and stops the run on Ctrl-C; a stopped run still returns its result, with
 `partial: true` and everything measured up to the moment it stopped.
+
+The workload layer, pandas and the reports are imported by the functions that use them, so a
+collective reaches its first simulated cycle without them (start-up: scripts/bench_startup.py).
 """
 
 from __future__ import annotations
@@ -13,23 +16,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from netsim import report
 from netsim.backends import congestion_aware_backends, create_network
-from netsim.budget import Budget, topology_within_budget
+from netsim.budget import Budget, backend_within_budget, topology_within_budget
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
 from netsim.units import format_size
 from system import SystemConfig, build_systems
 from system.lockstep import plan_lockstep
-from workload import NpuRun, Workload, loop_for
-from workload.loops.core import role_for
-from workload.chakra import ComputeModel, MemoryConfig, RemoteMemory, check_memory, load_trace, start_trace
-from workload.chakra.report import nodes_frame, npu_totals
-from workload.report import detailed_frame, end_to_end_frame, overlap, totals
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from workload import Workload
+    from workload.chakra import MemoryConfig
 
 
 @dataclass
@@ -48,6 +50,8 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
     `warnings` (one line each) are `notes` (said before or during the run: netsim.budget's), the
     network's own (`Network.warnings`: what the run went through) and, on a backend that does not
     model congestion, an oversubscribed link."""
+    from netsim import report
+
     links, series = tables["links"], tables.get("link_timeseries")
     peak, busiest = report.max_utilization(links)
     interval_peak, interval_row = report.peak_interval_utilization(links, series)
@@ -183,6 +187,10 @@ def _timing_summary(network, finish_times: list, per_npu: list[dict], npu0_extra
 def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
                  seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
     """Simulate `passes` training iterations of `workload` on every NPU."""
+    from workload import NpuRun, loop_for
+    from workload.loops.core import role_for
+    from workload.report import detailed_frame, end_to_end_frame, overlap, totals
+
     monitor = monitor or RunMonitor()
     loop = loop_for(workload)
     started = time.perf_counter()
@@ -254,11 +262,19 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     `comm_groups`: communicator groups by number (`pg_name`); `memory`: the remote memory for MEM nodes;
     `in_flight`: nodes each NPU runs at once per engine (0 = no limit; ASTRA-sim 2.x: 1).
     """
+    from workload.chakra import ComputeModel, RemoteMemory, check_memory, load_trace, start_trace
+    from workload.chakra.report import nodes_frame, npu_totals
+
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
     topology = topology_for(network_cfg, system_cfg, [], f"this run of {spec}")
     trace = load_trace(spec, topology, comm_groups)
     check_memory(trace, memory)
+    largest = trace.largest_message()
+    if largest is not None:
+        npu, node = largest
+        backend_within_budget(topology, network_cfg, f"{npu.where(node)}: its message of {node.nbytes:,} B",
+                              largest_message=node.nbytes)
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
     systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
     compute = ComputeModel.of_system(system_cfg)
@@ -408,6 +424,8 @@ COLLECTIVE_PHASE_COLUMNS = {
 def collective_phases(records: list) -> pd.DataFrame:
     """detailed.csv of `netsim collective`: every NPU's chunks and phases (COLLECTIVE_PHASE_COLUMNS);
     phases not started or not finished when a run was interrupted have empty times."""
+    import pandas as pd
+
     rows = [{"npu": record.npu, "chunk": c, "phase": i + 1, "dim": p.dim, "op": p.op, "algorithm": p.algorithm,
              "bytes": p.nbytes, "queued_at_ns": p.queued_at, "queueing_delay_ns": p.queueing_delay_ns,
              "network_delay_ns": p.network_delay_ns, "finished_at_ns": p.finished_at}

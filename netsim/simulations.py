@@ -59,8 +59,6 @@ def load(folder: str | Path):
 
 def simulate(command: str, options: dict, overrides: dict | None, seed: int, out, progress: bool):
     """Run `command`'s scenario on `options` (None: the default) and `overrides` (--set KEY=VALUE)."""
-    from rich.console import Console
-
     from netsim.cli import build_parser, command_line, option, run_scenario, set_option
     from netsim.config import non_negative_int
     from netsim.outputs import prepare, write_outputs
@@ -75,7 +73,7 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     option("--seed", non_negative_int, args.seed)
     if out is not None:
         prepare(Path(out))
-    monitor = RunMonitor(f"netsim {command}", make_view(Console(stderr=True), quiet=not progress))
+    monitor = RunMonitor(f"netsim {command}", make_view(quiet=not progress))
     with watching(monitor):  # through the writing: a stop once the run has ended waits for its outputs
         result = run_scenario(args, monitor)
         if out is not None:

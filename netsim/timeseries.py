@@ -10,8 +10,12 @@ take more): at 4096 NPUs a row per link and sample is what writing the reports c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIMESERIES_COLUMNS = ("time_ns", "link_id", "bytes", "busy_time_ns")  # cumulative counters at time_ns
 ROW_BUDGET = 1_000_000  # most rows a run's time series holds (unless MIN_KEEP samples need more)
@@ -54,6 +58,8 @@ class LinkSampler:
     def frame(self) -> pd.DataFrame:
         """Long format, one row per sample and link (samples in time order, links by id):
         TIMESERIES_COLUMNS."""
+        import pandas as pd
+
         if not self.samples:
             return pd.DataFrame(columns=list(TIMESERIES_COLUMNS))
         links = len(self.samples[0][1])

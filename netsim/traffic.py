@@ -323,6 +323,68 @@ def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, s
             good = mid
 
 
+def destination_shares(topology: Topology, pattern: str, npu: int, permutation: list[int] | None = None,
+                       include_source: bool = False) -> dict[int, float]:
+    """The share of `npu`'s packets that goes to each destination under `pattern`, as TrafficSource
+    draws them (`permutation`: a seeded permutation's destinations; an NPU a permutation maps to
+    itself sends nothing unless `include_source`)."""
+    if pattern in SEEDED_PERMUTATIONS or pattern not in RANDOM_PATTERNS:
+        dst = permutation[npu] if pattern in SEEDED_PERMUTATIONS else PATTERNS[pattern](topology, npu, None)
+        return {} if dst == npu and not include_source else {dst: 1.0}
+    if pattern == "bad-dragon":
+        group = _bad_dragon(topology, npu, _FirstDraw())
+        size = topology.dragonfly.group_npus
+        return {dst: 1.0 / size for dst in range(group, group + size)}
+    uniform = [dst for dst in range(topology.npus) if include_source or dst != npu]
+    shares = {dst: 1.0 / len(uniform) for dst in uniform}
+    if pattern == "hotspot" and (npu != 0 or include_source):
+        shares = {dst: share * (1.0 - HOTSPOT_FRACTION) for dst, share in shares.items()}
+        shares[0] = shares.get(0, 0.0) + HOTSPOT_FRACTION
+    return shares
+
+
+class _FirstDraw:
+    """A random source whose draw is 0: the first NPU of a pattern's random range (bad-dragon's group)."""
+
+    @staticmethod
+    def random() -> float:
+        return 0.0
+
+
+def ideal_saturation_load(network_config, pattern: str, seed: int = 0, include_source: bool = False) -> float:
+    """The channel-load bound on the saturation load (Dally and Towles' ideal throughput), in the
+    offered load's unit (flits/node/cycle): every NPU offers one flit a cycle, spread over its
+    destinations (`destination_shares`) along the topology's minimal routes, a route's equal
+    alternatives (its tie bits) taking equal shares; each link carries at most one flit per its
+    cycles per flit, and a single NIC port (`garnet.nic_ports = "single"`) one a cycle. The offered
+    load at which the busiest of them is full: no network sustains more, a real one saturates at
+    or below it. Computed from the topology and the pattern only (no run)."""
+    from netsim.garnet.params import Params
+
+    topology = network_config.build_topology()
+    cpf = Params(network_config.garnet, topology).link_cpf
+    permute = SEEDED_PERMUTATIONS.get(pattern)
+    permutation = None if permute is None else permute(topology, seed)
+    link_load = [0.0] * len(topology.links)
+    injected, ejected = [0.0] * topology.npus, [0.0] * topology.npus
+    for src in range(topology.npus):
+        for dst, share in destination_shares(topology, pattern, src, permutation, include_source).items():
+            injected[src] += share
+            ejected[dst] += share
+            tied = topology.tie_dims(src, dst)
+            choices = [ties for ties in range(tied + 1) if ties & tied == ties]  # every subset of the tie bits
+            for ties in choices:
+                path = topology.route(src, dst, ties)
+                for u, v in zip(path, path[1:]):
+                    link_load[topology.link(u, v).id] += share / len(choices)
+    busiest = max((load * cycles for load, cycles in zip(link_load, cpf)), default=0.0)
+    if network_config.garnet.nic_ports == "single":
+        busiest = max(busiest, *injected, *ejected)
+    if busiest == 0.0:
+        raise ConfigError(f"traffic pattern '{pattern}' on {network_config.name} sends nothing over the network")
+    return 1.0 / busiest
+
+
 def sweep_saturation(results: list[dict]) -> Saturation:
     """A sweep's saturation bracket (loads as offered, `rate`): the last load kept up with below
     the first one past saturation, and that one (`netsim.saturation`, as the studies have it)."""

@@ -11,7 +11,12 @@
      analytical one's, between the two largest sizes (`congestion_slowdown`; NaN where even the
      largest size is latency-bound, so nothing can be said about congestion there).
 2. Synthetic latency-vs-load curves (uniform, transpose, tornado) on the torus and the switch:
-   where each saturates, bracketed by the loads measured (netsim.saturation).
+   where each saturates, bracketed by the loads measured (netsim.saturation). Each case's loads are
+   fractions of its channel-load bound (netsim.traffic.ideal_saturation_load: the offered load at
+   which its busiest link is full, from the topology's routes, no run), up to 1.2 times it: no
+   network sustains a load above the bound, so the last loads are past saturation and the first
+   below it, and the headline gives a bracket for every case (offered loads in flits/node/cycle
+   go above 1 where a node has several links: 1.875 for uniform traffic on the 4x4 torus).
 
 Writes collectives.csv, slowdown.csv (per size, with its regime), congestion.csv (per collective:
 latency and congestion slowdowns), synth.csv, saturation.csv, slowdown.png and latency_vs_load.png
@@ -29,9 +34,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from netsim.network_config import load_network
 from netsim.plots import pyplot
 from netsim.saturation import saturation_frame
 from netsim.sweep import results_folder, study_arguments, sweep
+from netsim.traffic import ideal_saturation_load
 from netsim.units import format_size, parse_size
 
 TOPOLOGIES = {"torus-4x4": "torus", "switch-16": "switch", "dgx-8x4": "hierarchical"}
@@ -106,13 +113,22 @@ def congestion(slow: pd.DataFrame) -> pd.DataFrame:
 
 
 ZERO_LOAD = 0.01  # the load whose latency stands for zero-load latency
+# loads measured, as fractions of each case's channel-load bound (see the module docstring)
+QUICK_FRACTIONS = (0.25, 0.5, 0.75, 0.9, 1.0, 1.2)
+FULL_FRACTIONS = tuple(round(0.05 * k, 2) for k in range(1, 25))  # 0.05 .. 1.2
 
 
-def synth(out: Path, quick: bool, jobs: int | None) -> pd.DataFrame:
-    rates = [0.05, 0.1, 0.2, 0.3, 0.4, 0.6] if quick else [round(0.05 * k, 2) for k in range(1, 21)]
-    frame = sweep("synth", {"command": "synth", "cycles": 1500 if quick else 5000},
-                  {"network": list(SYNTH_TOPOLOGIES), "pattern": list(PATTERNS), "rate": [ZERO_LOAD] + rates}, out,
-                  jobs=jobs)
+def ideal_loads() -> dict[tuple[str, str], float]:
+    """Each (network, pattern)'s channel-load bound on its saturation load (flits/node/cycle)."""
+    return {(network, pattern): ideal_saturation_load(load_network(network, backend="garnet"), pattern)
+            for network in SYNTH_TOPOLOGIES for pattern in PATTERNS}
+
+
+def synth(out: Path, quick: bool, jobs: int | None, bounds: dict[tuple[str, str], float]) -> pd.DataFrame:
+    points = [(network, pattern, rate) for (network, pattern), bound in bounds.items()
+              for rate in [ZERO_LOAD] + [round(f * bound, 4) for f in (QUICK_FRACTIONS if quick else FULL_FRACTIONS)]]
+    frame = sweep("synth", {"command": "synth", "cycles": 1500 if quick else 5000}, {}, out,
+                  zipped=dict(zip(("network", "pattern", "rate"), map(list, zip(*points)))), jobs=jobs)
     return frame[["network", "pattern", "rate", "offered_load", "accepted_load", "avg_packet_latency_cycles",
                   "p99_packet_latency_cycles", "avg_hops", "packets", "drained"]]
 
@@ -186,8 +202,8 @@ def headline(slow: pd.DataFrame, cong: pd.DataFrame, sat: pd.DataFrame) -> str:
         lines.append(f"at {sizes}, latency-bound ({len(latency)} of {len(cong)} collectives): packet/analytical "
                      f"{latency['latency_slowdown'].min():.2f}x..{latency['latency_slowdown'].max():.2f}x, the packet "
                      f"backend's per-message latency (router pipelines, packetization, whole cycles), not congestion")
-    lines.append("saturation (flits/node/cycle): " + ", ".join(
-        f"{r.network} {r.pattern} {r.saturation}" for r in sat.itertuples()))
+    lines.append("saturation (flits/node/cycle; the channel-load bound): " + ", ".join(
+        f"{r.network} {r.pattern} {r.saturation} ({r.ideal_load:.4g})" for r in sat.itertuples()))
     return "\n".join(lines)
 
 
@@ -199,8 +215,10 @@ def main() -> None:
     frame = collectives(out, args.quick, parse_size(args.max_packet_size), args.jobs)
     slow = slowdown(frame)
     cong = congestion(slow)
-    synthetic = synth(out, args.quick, args.jobs)
+    bounds = ideal_loads()
+    synthetic = synth(out, args.quick, args.jobs, bounds)
     sat = saturation_frame(synthetic, ["network", "pattern"], ZERO_LOAD)
+    sat["ideal_load"] = [bounds[(r.network, r.pattern)] for r in sat.itertuples()]
     frame.to_csv(out / "collectives.csv", index=False)
     slow.to_csv(out / "slowdown.csv", index=False)
     cong.to_csv(out / "congestion.csv", index=False)

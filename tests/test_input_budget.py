@@ -75,3 +75,50 @@ def test_a_synth_warm_up_of_a_trillion_cycles_is_warned_about_and_past_the_limit
                               "flit-hops: up to 2.03 years"), warning
     assert main(["synth", "--pattern", "uniform", "--rate", "0.1", "--warmup", str(10**16)]) == 2
     assert capsys.readouterr().err == "netsim: error: --warmup 10000000000000000: at most 1e+15 cycles\n"
+
+
+@pytest.mark.parametrize("kind", ["COMM_COLL", "COMM_SEND"])
+def test_a_chakra_message_too_large_for_the_packet_backend_is_refused_before_building(tmp_path, capsys, memory,
+                                                                                       monkeypatch, kind):
+    """A COMM node of 2^63-1 bytes on the packet backend grew without end: the trace's largest message
+    was not counted (a run of a trace planned none)."""
+    from netsim.garnet.network import GarnetNetwork
+    from tests.helpers import chakra_node, write_traces
+
+    def built(*args, **kwargs):
+        raise AssertionError("the network was built before the budget refused the run")
+
+    monkeypatch.setattr(GarnetNetwork, "__init__", built)
+    size = ("int64_val", 2**63 - 1)
+    if kind == "COMM_COLL":
+        traces = [[chakra_node(0, kind, comm_type=("int64_val", 0), comm_size=size)]] * 2
+    else:
+        traces = [[chakra_node(0, kind, comm_dst=("int32_val", 1), comm_size=size, comm_tag=("int32_val", 0))],
+                  [chakra_node(0, "COMM_RECV", comm_src=("int32_val", 0), comm_size=size, comm_tag=("int32_val", 0))]]
+    prefix = write_traces(tmp_path, traces)
+    status = main(["run", "--workload", str(prefix), "--network", "ring-8", "--set", "topology.dims=[2]", "--backend",
+                   "garnet", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    node = f"node 0 ('{kind.lower()}0')"
+    assert status == 2 and err.startswith(f"netsim: error: {prefix}.0.et: {node}: its message of "
+                                          f"9,223,372,036,854,775,807 B would need about "), err
+    assert "packets in the largest message), more than the 24GiB available" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", ["--workload", "--network", "--system"])
+def test_a_device_or_a_folder_given_as_a_config_says_what_it_is(tmp_path, capsys, option):
+    """`--workload /dev/zero` said "workload file not found"."""
+    what = {"--workload": "workload", "--network": "network", "--system": "system config"}[option]
+    assert main(["run", option, "/dev/zero", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (f"netsim: error: /dev/zero: not a regular file (a pipe, socket or device); "
+                                       f"give a {what} file\n")
+    if option != "--workload":  # (a folder is a workload: Chakra traces)
+        assert main(["run", option, str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+        assert capsys.readouterr().err == f"netsim: error: {tmp_path}: is a folder, expected a {what} file\n"
+
+
+def test_a_folder_named_as_a_bundled_network_leaves_the_name_to_the_bundled_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "torus-4x4").mkdir()  # e.g. an earlier run's --out
+    assert main(["topo", "torus-4x4", "--json"]) == 0
+    assert '"npus": 16' in capsys.readouterr().out

@@ -255,9 +255,10 @@ def test_an_error_echoes_at_most_a_few_hundred_characters_of_a_value(capsys, tmp
 
 # ---------------------------------------------------------------------------- 5. signals
 def patched_netsim(cwd: Path, patch: str, *argv) -> subprocess.Popen:
-    """`netsim ARGV` in a process of its own, with `patch` (Python) run first: it marks a moment by
-    printing MARK on stderr, so that a test can send a signal at that moment."""
-    script = f"import os, signal, sys, time\n{textwrap.dedent(patch)}\nfrom netsim.cli import main\n" \
+    """`netsim ARGV` in a process of its own, started as the console script starts it (netsim.__main__),
+    with `patch` (Python) run first: it marks a moment by printing MARK on stderr, so that a test can
+    send a signal at that moment."""
+    script = f"import os, signal, sys, time\n{textwrap.dedent(patch)}\nfrom netsim.__main__ import main\n" \
              f"sys.exit(main({[str(arg) for arg in argv]!r}))\n"
     import netsim
 
@@ -307,6 +308,60 @@ def test_a_signal_while_the_reports_are_written_keeps_the_whole_result(tmp_path,
     assert "interrupted after the run had finished; its complete results are written" in err
     result = load(out)
     assert result.summary["partial"] is False and result.summary["collective_time_ns"] > 0
+    no_temporary_files(out)
+
+
+SLOW_IMPORT = """
+import importlib.abc
+class SlowImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "netsim.cli":  # the command's modules are being imported
+            print("MARK importing", file=sys.stderr, flush=True)
+            time.sleep(60)
+        return None
+sys.meta_path.insert(0, SlowImport())
+"""
+SECOND_LOAD = """
+import netsim.traffic
+real_execute = netsim.traffic.SynthRun.execute
+runs = []
+def execute(self):
+    runs.append(self)
+    if len(runs) == 3:  # a sweep's second load (after the zero-load run and the first load)
+        print("MARK mid-sweep", file=sys.stderr, flush=True)
+        time.sleep(1)
+    return real_execute(self)
+netsim.traffic.SynthRun.execute = execute
+"""
+SWEEP = ("synth", "--network", "ring-8", "--pattern", "uniform", "--sweep", "--cycles", "200", "--quiet")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_netsim_imports_is_one_line(tmp_path, signum):
+    """Ctrl-C in the first 0.3 s printed a KeyboardInterrupt traceback and exited -2; SIGTERM exited -15."""
+    process = patched_netsim(tmp_path, SLOW_IMPORT, *SWEEP, "--out", tmp_path / "out")
+    status, out, err = signal_at_mark(process, signum)
+    assert status == 128 + signum and err.strip() == "netsim: interrupted" and not out, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("moment", ["mid-sweep", "writing"])
+def test_a_signal_during_a_synth_sweep_leaves_a_whole_folder_that_says_what_it_holds(tmp_path, signum, moment):
+    """`synth --sweep` stopped between loads keeps the loads measured, marked partial; stopped while
+    its reports are written, it writes them whole; either way one line, 130 or 143, no temporary file."""
+    from netsim import load
+
+    out = tmp_path / "out"
+    process = patched_netsim(tmp_path, SECOND_LOAD if moment == "mid-sweep" else SLOW_WRITING, *SWEEP, "--out", out)
+    status, _, err = signal_at_mark(process, signum)
+    assert status == 128 + signum and "Traceback" not in err, err
+    summary = load(out).summary
+    if moment == "mid-sweep":
+        assert "partial results written" in err and summary["partial"] is True, err
+        assert 1 <= summary["sweep_points"] < 4
+    else:
+        assert "its complete results are written" in err and summary["partial"] is False, err
     no_temporary_files(out)
 
 

@@ -104,6 +104,10 @@ def test_congestion_study_quick_tells_latency_from_congestion(tmp_path):
     latency = congestion[congestion["smallest_regime"] == "latency-bound"]["latency_slowdown"]
     assert f"{latency.min():.2f}x..{latency.max():.2f}x" in lines[1] and "not congestion" in lines[1]
     saturation_table = pd.read_csv(folder / "saturation.csv")
-    assert all(f"{r.network} {r.pattern} {r.saturation}" in lines[2] for r in saturation_table.itertuples())
+    assert all(f"{r.network} {r.pattern} {r.saturation} ({r.ideal_load:.4g})" in lines[2]
+               for r in saturation_table.itertuples())
+    # every case bracketed by two loads measured ("> 0.6" for every case before), at most its bound x 1.2
+    assert saturation_table[["saturation_low", "saturation_high"]].notna().all().all(), saturation_table
+    assert (saturation_table["saturation_high"] <= 1.2 * saturation_table["ideal_load"] + 1e-3).all()
     for png in ("slowdown.png", "latency_vs_load.png"):
         assert (folder / png).stat().st_size > 1000

@@ -134,3 +134,28 @@ def test_bad_dragon_sends_to_the_next_group():
         assert dsts == set(range(8 * next_group, 8 * next_group + 8)), src  # every NPU of it, no other
     with pytest.raises(ConfigError, match="'bad-dragon' needs a dragonfly, not a torus"):
         run_synth(noc((4, 4)), "bad-dragon", 0.05, 4, 100, seed=1)
+
+
+@pytest.mark.parametrize("network, pattern, bound", [
+    (noc((4, 4)), "uniform", 8 / 4 * 15 / 16),  # k-ary 2-cube: 8/k, the NPU itself left out of its destinations
+    (noc((8, 8)), "uniform", 8 / 8 * 63 / 64),
+    (noc((8, 8)), "tornado", 1 / 3),  # 3 hops each way round a ring of 8, every link carrying 3 sources
+    (noc((8, 8), nic_ports="single"), "neighbour", 1.0),  # one hop: the NIC's one flit a cycle binds
+    (load_network("switch-16", backend="garnet"), "uniform", 1.0),  # each NPU's one link to the switch
+    (load_network("switch-16", backend="garnet"), "hotspot", 1 / (0.25 * 15 + 0.75)),  # NPU 0's link
+])
+def test_the_channel_load_bound_is_the_closed_form(network, pattern, bound):
+    from netsim.traffic import ideal_saturation_load
+
+    assert ideal_saturation_load(network, pattern) == pytest.approx(bound)
+
+
+def test_no_run_saturates_past_the_channel_load_bound():
+    """The bound the congestion study sets its loads by: above it, the network does not keep up."""
+    from netsim.traffic import ideal_saturation_load
+
+    config = noc((4, 4))
+    bound = ideal_saturation_load(config, "tornado")
+    below, above = (run_synth(config, "tornado", rate, 4, 1500, 1) for rate in (0.5 * bound, 1.2 * bound))
+    zero = run_synth(config, "tornado", 0.01, 4, 1500, 1)["avg_packet_latency_cycles"]
+    assert not past_saturation(below, zero) and past_saturation(above, zero)

@@ -37,9 +37,8 @@ compare with `fast_forward=False`), so a 1 GiB ring all-reduce costs about as mu
 from __future__ import annotations
 
 import math
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
-import pandas as pd
 import simpy
 
 from netsim.api import Network
@@ -59,6 +58,9 @@ from netsim.garnet.router import Router
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, vc_range
 from netsim.garnet.stats import PacketStats, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class InvariantError(AssertionError):
@@ -465,6 +467,8 @@ class GarnetNetwork(Network):
         return self.link_frame(link_bytes, busy_ns, extra=link_extra(self))
 
     def stats(self) -> dict[str, pd.DataFrame]:
+        import pandas as pd
+
         frames = super().stats()
         frames["nic_links"] = nic_frame(self)
         frames["vcs"] = vc_frame(self)

@@ -4,8 +4,10 @@ the per-link, per-NIC and per-VC tables of `GarnetNetwork.stats()`."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class PacketStats:
@@ -83,6 +85,8 @@ def link_extra(network) -> dict:
 
 def vc_frame(network) -> pd.DataFrame:
     """One row per input port and VC: the most flits it held and its mean occupancy over the run."""
+    import pandas as pd
+
     cycles = max(1, network.clock.now_cycle())
     rows = [{"router": router.node, "port": port.name, "link_id": port.link_id, "vc": vc.index,
              "max_flits": vc.peak, "mean_flits": vc.residency / cycles, "buffer_flits": port.depth}
@@ -93,6 +97,8 @@ def vc_frame(network) -> pd.DataFrame:
 def nic_frame(network) -> pd.DataFrame:
     """One row per NIC port: injection ('nic-npu') and ejection ('npu-nic') of every NPU, with the
     router link it feeds or drains (-1 for a single port shared by all links)."""
+    import pandas as pd
+
     cycles = max(1, network.clock.now_cycle())
     rows = [{"npu": npu, "kind": kind, "link_id": link_id, "flits": port.flits, "bytes": port.bytes,
              "busy_cycles": port.flits * port.cpf, "utilization": port.flits * port.cpf / cycles,

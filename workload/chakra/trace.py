@@ -101,6 +101,16 @@ class Trace:
     def node_count(self) -> int:
         return sum(len(npu.nodes) for npu in self.npus)
 
+    def largest_message(self) -> tuple[NpuTrace, TraceNode] | None:
+        """The COMM node that moves the most bytes (a collective's bytes per NPU; the first such node of
+        the lowest rank among equals) with its NPU's file, or None without communication."""
+        nodes = [(node.nbytes, -npu.npu, -index, npu, node) for npu in self.npus
+                 for index, node in enumerate(npu.nodes) if node.kind.startswith("COMM_") and node.nbytes]
+        if not nodes:
+            return None
+        *_, npu, node = max(nodes, key=lambda entry: entry[:3])
+        return npu, node
+
 
 # ---------------------------------------------------------------------------- finding the files
 def split_trace_spec(spec: str | Path) -> tuple[Path, dict[int, Path]]:

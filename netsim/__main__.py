@@ -1,0 +1,29 @@
+"""The `netsim` command as it starts: the console script's entry point, and `python -m netsim`.
+
+A stop signal (Ctrl-C, SIGTERM) is answered from the moment this module runs: while netsim is
+still importing (a few tenths of a second) it ends the command in one line, "netsim: interrupted",
+with 128 + the signal's number (130, 143), not a traceback or a death by the signal; from then on
+netsim.cli.main answers it the same way, and a run under way stops as netsim.progress describes.
+(Only a signal during Python's own start-up, before this module, is Python's to report.)
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+from netsim.errors import STOP_SIGNALS, interrupted_status, raise_interrupted
+
+
+def main(argv: list[str] | None = None) -> int:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, raise_interrupted)
+    try:
+        from netsim.cli import main as run_command
+    except KeyboardInterrupt as exc:
+        return interrupted_status(exc)
+    return run_command(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""What a small run imports before its first simulated event (issue 25's start-up: under 0.3 s on a
+small network; scripts/bench_startup.py prints the figures). pandas and matplotlib are imported
+only where a command needs them (pandas for the reports, after the simulation), and rich only for
+something shown (not with --quiet). networkx is needed: topologies are networkx graphs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("pandas", "rich", "matplotlib")
+CHILD = f"""
+import os, sys
+import simpy.core
+def first_step(self):
+    print("LOADED", *[name for name in {HEAVY!r} if name in sys.modules], file=sys.stderr, flush=True)
+    os._exit(0)
+simpy.core.Environment.step = first_step
+from netsim.__main__ import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["synth", "--network", "torus-4x4", "--pattern", "uniform", "--rate", "0.1", "--cycles", "1000"],
+    ["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8"],
+    ["collective", "all-reduce", "--size", "1KiB", "--network", "ring-8", "--backend", "garnet"],
+], ids=["synth", "collective", "collective-packet"])
+def test_a_small_run_starts_without_pandas_rich_or_matplotlib(tmp_path, argv):
+    """They were all imported (but matplotlib) before the first cycle: 1.2-1.3 s on a busy machine."""
+    import netsim
+
+    tested = str(Path(netsim.__file__).parents[1])  # the checkout under test, whatever is installed
+    done = subprocess.run([sys.executable, "-c", CHILD, *argv, "--quiet", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": tested},
+                          timeout=120)
+    loaded = [line for line in done.stderr.splitlines() if line.startswith("LOADED")]
+    assert done.returncode == 0 and loaded == ["LOADED"], done.stderr
