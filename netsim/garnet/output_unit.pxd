@@ -47,6 +47,8 @@ cdef class OutputUnit:
     @cython.locals(pending=CycleQueue, index="long long")
     cpdef long long credit_cycle(self, long long vc, long long cycle, long long count=*, long long unknown=*)
     cpdef void wait(self, long long cycle)
+    @cython.locals(pending=CycleQueue)
     cpdef void credits_back(self, long long vc, object departures, long long delay)
-    @cython.locals(count="long long", first="long long", last="long long", port=InputUnit, delay="long long")
+    @cython.locals(count="long long", first="long long", last="long long", port=InputUnit, delay="long long",
+                   pending=CycleQueue)
     cpdef void send(self, Packet packet, long long vc, object departures, bint head, bint tail)

@@ -214,7 +214,8 @@ class OutputUnit:
     def credits_back(self, vc: int, departures, delay: int) -> None:
         """Flits that left downstream `vc` at `departures` (a range or a list) return their credits,
         usable here `delay` cycles later (called by the downstream input unit)."""
-        self.pending[vc].push_shifted(departures, delay)
+        pending = self.pending[vc]
+        pending.push_shifted(departures, delay)
         if self.waiting:
             self.waiting = False
             self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
@@ -237,7 +238,8 @@ class OutputUnit:
         self.last_sent[vc] = departures
         port = self.dst_port
         if port is None:  # ejects: the NIC consumes every flit as it arrives and returns its credit
-            self.pending[vc].push_shifted(departures, self.eject_credit_delay)
+            pending = self.pending[vc]
+            pending.push_shifted(departures, self.eject_credit_delay)
             if tail:
                 self.receiver.arrive(packet, last + self.lat)
         else:

@@ -2,6 +2,7 @@
 
 from netsim.garnet.clock cimport Component, CycleClock
 from netsim.garnet.input_unit cimport VirtualChannel
+from netsim.garnet.allocators.base cimport SwitchAllocator
 
 cdef long long NEVER
 
@@ -11,7 +12,7 @@ cdef class Router(Component):
     cdef public long long node, pipeline
     cdef public list inputs, outputs
     cdef public dict occupied
-    cdef public object allocator  # (its type would make the modules' imports circular)
+    cdef public SwitchAllocator allocator
     cdef public long long last_move
 
     cpdef void occupy(self, VirtualChannel vc)

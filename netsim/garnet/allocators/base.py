@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
-from netsim.garnet.crossbar import shared_departures
+from netsim.garnet import crossbar  # (the module: its functions are read when called, for the compiled
+# modules import one another while they load)
 from netsim.garnet.routing import table_output
 
 if TYPE_CHECKING:  # (types only)
@@ -129,7 +130,7 @@ class SwitchAllocator:
         if self.whole_packets:
             out.absorb(vc.out_vc, now)  # (keeps the list of credits on their way short)
             port = vc.port
-            cycles = shared_departures(vc.ready, first, remaining, out, vc.out_vc, port, share)
+            cycles = crossbar.shared_departures(vc.ready, first, remaining, out, vc.out_vc, port, share)
             out.slots.take(cycles, now)
             port.slots.take(cycles, now)
             return cycles
