@@ -1,5 +1,5 @@
 """Multipath units over a fabric's equal minimal paths (`Topology.paths`: a fat-tree's up ports, a
-rail cluster's spine), and minimal adaptive routing on meshes.
+rail cluster's spine), and minimal adaptive routing on 2-D meshes.
 
 - `ecmp`: a message's path is drawn per message by a seeded hash of (seed, source, destination,
   the pair's message count), as a switch hashes a flow: every packet of a message on that one
@@ -10,26 +10,27 @@ rail cluster's spine), and minimal adaptive routing on meshes.
 - `adaptive`: at every router with a choice, the candidate output whose VCs have the most free
   credits now (ties: the default, d-mod-k, path's), chosen once per packet per router when it is
   routed (BookSim's `anca` going up a fat-tree; BookSim draws two candidates, this takes the best
-  of all). On a mesh (any number of dimensions) the candidates are the productive directions
-  (BookSim's `min_adapt_mesh` offers the same, with an escape VC instead of classes).
+  of all). On a 2-D mesh the candidates are the productive directions (BookSim's
+  `min_adapt_mesh` offers the same, with an escape VC instead of classes).
 
 Deadlock freedom: on fat-trees and rail clusters every path is up*/down* (up to a nearest common
 ancestor or a spine, then only down), whichever up port or spine is taken, so any VC may be used
 on every hop: no channel dependency leads from a down link to an up link, and up links only lead
-up, so the channel-dependency graph is acyclic. On a mesh, a packet's direction in every dimension
-is fixed by its destination (minimal routes): the VC class is the pattern of its directions in
-all dimensions but the last (2^(n-1) classes; 2 on a 2-D mesh: eastbound and westbound). Within a
-class those dimensions are only ever crossed one way, so a cycle of dependencies could use only
-the last dimension, where a packet never turns back: each class is acyclic, and no packet changes
-class. (Tori are not offered: their rings need escape VCs, which a route chosen once per router
-cannot fall back on.)
+up, so the channel-dependency graph is acyclic. On a 2-D mesh a packet's x direction is fixed by
+its destination: x links carry packets of their own direction only and take any VC, y links take
+the lower half of their VCs for eastbound packets (and those with no x hop left from the start)
+and the upper half for westbound ones. Within the eastbound class x never decreases, and a packet
+never turns back along y, so a cycle of dependencies could use y links of one column only, in
+both directions: impossible. The same holds westbound, and no packet changes class.
+(Tori are not offered: their rings need escape VCs, which a route chosen once per router cannot
+fall back on.)
 """
 
 from __future__ import annotations
 
+from netsim.errors import ConfigError
 from netsim.garnet.routing.base import RoutingUnit, free_credits
 from netsim.topology import Topology
-from netsim.topology.base import line_steps
 
 MULTIPATH_KINDS = ("fat-tree", "rail")
 
@@ -72,14 +73,15 @@ class Adaptive(RoutingUnit):
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
         self.mesh = topology.kind == "mesh"
-        self.classes = 1 << max(len(topology.dims) - 1, 0) if self.mesh else 1
+        if self.mesh and len(topology.dims) != 2:
+            raise ConfigError(f"garnet.routing = 'adaptive' routes a 2-D mesh (its VC classes), not one of "
+                              f"{len(topology.dims)} dimensions")
         self.network = None
         self._options: dict[tuple, tuple] = {}  # (router, source, destination) -> candidate entries
 
     def check_vcs(self, vcs_of_dim, dateline: bool) -> None:
         if self.mesh and dateline:
-            self.need_classes(vcs_of_dim, self.classes, "one class per pattern of directions in all dimensions "
-                                                        "but the last")
+            self.need_classes(vcs_of_dim, 2, "eastbound and westbound packets' halves on y links")
 
     def packet_route(self, network, message) -> dict:
         """An empty table, filled router by router as the packet is routed."""
@@ -118,12 +120,11 @@ class Adaptive(RoutingUnit):
                     entries.append(entry)
             return tuple(entries)
         topo = self.topology
-        here, there = topo.coords(node), topo.coords(dst)
-        pattern = sum(1 << d for d in range(len(here) - 1) if there[d] < topo.coords(src)[d])
+        (x, y), (tx, ty), sx = topo.coords(node), topo.coords(dst), topo.coords(src)[0]
         entries = []
-        for d, (c, target) in enumerate(zip(here, there)):
-            if c != target:
-                step = list(here)
-                step[d] = line_steps(c, target)[0]
-                entries.append(network.hop_entry(topo.link(node, topo.npu_at(step)).id, pattern, self.classes))
+        if x != tx:  # an x link carries packets of one x direction only: any VC
+            entries.append(network.hop_entry(topo.link(node, topo.npu_at((x + (1 if tx > x else -1), y))).id, 0, 1))
+        if y != ty:  # a y link is shared: eastbound packets (and those done with x) below, westbound above
+            entries.append(network.hop_entry(topo.link(node, topo.npu_at((x, y + (1 if ty > y else -1)))).id,
+                                             int(tx < sx), 2))
         return tuple(entries)
