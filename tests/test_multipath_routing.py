@@ -134,6 +134,9 @@ def test_the_other_backends_follow_ecmp_and_split_for_spray():
     up = net.link_stats().set_index(["src", "dst"]).bytes
     assert [up[20, 16 + root] for root in range(4)] == [FLOW_BYTES // 4] * 4  # leaf 0 to every root
     assert "splits each message evenly" in net.warnings[0]
+    mesh = network_config({"kind": "mesh", "dims": [4, 4], "bandwidth": "16GB/s", "latency": "1ns"}, routing="valiant")
+    assert "sends each message on its minimal route" in CongestionAwareNetwork(mesh.build_topology(),
+                                                                              config=mesh).warnings[0]
 
 
 @pytest.mark.parametrize("network, routing", [("fat-tree-64", "adaptive"), ("fat-tree-64", "ecmp"),

@@ -286,21 +286,31 @@ class RouteTies:
 
 
 SPLIT_ROUTINGS = ("spray", "adaptive")  # packet-backend routings the other backends take as an even split
+FIXED_ROUTINGS = ("dor", "dor-booksim", "dragonfly-min", "ecmp")  # a path fixed per message, taken as is
 
 
 class MessagePaths:
     """The paths a backend without packets gives a message under the packet backend's routing unit
     (`garnet.routing`): the same path where it is fixed per message (the default route's, or
-    ECMP's hash: `tie_breaker`), and where packets choose their own (`spray`, `adaptive`) an even
-    split of the bytes over the pair's minimal paths (`Topology.paths`), said in `warning`."""
+    ECMP's hash: `tie_breaker`); where packets choose their own by credits or per packet (`spray`,
+    `adaptive`), an even split of the bytes over the pair's equal paths (`Topology.paths`: a
+    fat-tree's up ports, a rail cluster's spines; the one dimension-order route elsewhere); where
+    they take non-minimal or per-packet oblivious routes (`valiant`, `romm`, `xy-yx`, `ugal`), the
+    minimal route. Either of the last two is said in `warning`."""
 
     def __init__(self, topology: Topology, seed: int, routing: str):
         self.topology = topology
         self.multipath = routing == "ecmp"
         self.split = routing in SPLIT_ROUTINGS
         self.ties = topology.tie_breaker(seed, multipath=self.multipath).ties
-        self.warning = (f"garnet.routing = {routing!r} chooses a path per packet or per hop; this backend splits "
-                        "each message evenly over its minimal paths instead" if self.split else "")
+        if self.split:
+            self.warning = (f"garnet.routing = {routing!r} chooses a path per packet or per hop; this backend splits "
+                            "each message evenly over its equal minimal paths instead")
+        elif routing not in FIXED_ROUTINGS:
+            self.warning = (f"garnet.routing = {routing!r} chooses a path per packet; this backend sends each message "
+                            "on its minimal route instead")
+        else:
+            self.warning = ""
 
     def per_message(self, src: int, dst: int) -> bool:
         """Do messages from `src` to `dst` take paths of their own (drawn, or split), not one route?"""
