@@ -33,6 +33,7 @@ import simpy
 
 from netsim.api import Network
 from netsim.topology import Topology
+from netsim.topology.base import MessagePaths
 
 
 class AnalyticalNetwork(Network):
@@ -46,7 +47,9 @@ class AnalyticalNetwork(Network):
         """`config` (a NetworkConfig) gives the cross-dimension rule; `seed` breaks route ties
         (`Topology.tie_breaker`), which decide only the links charged."""
         super().__init__(topology, env)
-        self.ties = topology.tie_breaker(seed).ties
+        self.paths = MessagePaths(topology, seed, getattr(getattr(config, "garnet", None), "routing", "dor"))
+        if self.paths.warning:
+            self.warnings.append(self.paths.warning)
         self.cross_dimension = config.cross_dimension_messages if config is not None else "route"
         # A message is handed off at once: every send returns this one event, triggered now, which
         # saves an event per message (yielding it later resumes at once, as for any fired event).
@@ -76,9 +79,8 @@ class AnalyticalNetwork(Network):
         (`relabelling`, which the congestion-aware backend needs, is not: messages here never meet.)"""
         cost = self.route_cost(*pairs[0])[:2]
         links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
-        random_ties = self.topology.route_ties == "random"
         for src, dst in pairs:
-            if random_ties and self.topology.tie_dims(src, dst):  # each message draws its way round: per message
+            if self.paths.per_message(src, dst):  # each message draws its way (or splits): per message
                 return None
             latency, bandwidth, link_ids = self._cost_of_route(src, dst)
             if (latency, bandwidth) != cost:
@@ -191,15 +193,16 @@ class AnalyticalNetwork(Network):
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         delay = 0.0
         if src != dst:
-            latency, bandwidth, link_ids = self.route_cost(src, dst, self.ties(src, dst))
-            serialization = nbytes / bandwidth
-            delay = latency + serialization
-            for link_id in link_ids:
-                self.link_bytes[link_id] += nbytes
-                self.link_busy_ns[link_id] += nbytes / self.topology.links[link_id].bandwidth
-            now = self.env.now
-            if now + serialization > self.next_counter_read:
-                self._crossing.append((now, now + serialization, nbytes, link_ids))
+            for ties, share in self.paths.shares(src, dst, nbytes):  # one route, or an even split
+                latency, bandwidth, link_ids = self.route_cost(src, dst, ties)
+                serialization = nbytes / bandwidth
+                delay = latency + serialization
+                for link_id in link_ids:
+                    self.link_bytes[link_id] += share
+                    self.link_busy_ns[link_id] += share / self.topology.links[link_id].bandwidth
+                now = self.env.now
+                if now + serialization > self.next_counter_read:
+                    self._crossing.append((now, now + serialization, share, link_ids))
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 

@@ -30,6 +30,7 @@ import simpy
 from netsim.api import Network
 from netsim.errors import ConfigError
 from netsim.topology import Topology
+from netsim.topology.base import MessagePaths
 
 
 class CongestionAwareNetwork(Network):
@@ -39,9 +40,12 @@ class CongestionAwareNetwork(Network):
     mirrors = "everyone"  # messages meet on links: only a symmetric collective over every NPU is mirrored
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):
-        """`config` is accepted like every backend's; `seed` breaks route ties (`Topology.tie_breaker`)."""
+        """`config` (a NetworkConfig) names the routing unit whose paths messages take (`MessagePaths`);
+        `seed` breaks route ties (`Topology.tie_breaker`)."""
         super().__init__(topology, env)
-        self.ties = topology.tie_breaker(seed).ties
+        self.paths = MessagePaths(topology, seed, getattr(getattr(config, "garnet", None), "routing", "dor"))
+        if self.paths.warning:
+            self.warnings.append(self.paths.warning)
         self._handed_off = self.env.event()  # every send is handed off at once (as in the analytical backend)
         self._handed_off.succeed()
         links = topology.links
@@ -66,8 +70,8 @@ class CongestionAwareNetwork(Network):
         representative (`relabelling.relative(u, v)`: g_u^-1(v)); else None."""
         topo = self.topology
         rep, first_dst = pairs[0]
-        if topo.route_ties == "random" and topo.tie_dims(rep, first_dst):
-            return None  # each message would draw its way round
+        if self.paths.per_message(rep, first_dst):
+            return None  # each message would draw its way (or split)
         path = topo.route(rep, first_dst)
         hops, nic = self.route_hops(rep, first_dst)
         figures = [(self._latency[link], self._ns_per_byte[link], extra) for link, extra in hops]
@@ -133,8 +137,15 @@ class CongestionAwareNetwork(Network):
         if src == dst:
             self.env.timeout(0).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         else:
-            hops, nic = self.route_hops(src, dst, self.ties(src, dst))
-            self._forward(_Message(src, dst, nbytes, tag, hops, nic))
+            shares = self.paths.shares(src, dst, nbytes)
+            if len(shares) == 1:
+                hops, nic = self.route_hops(src, dst, shares[0][0])
+                self._forward(_Message(src, dst, nbytes, tag, hops, nic))
+            else:  # an even split over the minimal paths
+                left = [len(shares)]
+                for ties, share in shares:
+                    hops, nic = self.route_hops(src, dst, ties)
+                    self._forward(_Part(src, dst, share, tag, hops, nic, nbytes, left))
         return self._handed_off
 
     def _forward(self, message: "_Message") -> None:
@@ -203,6 +214,24 @@ class _Message:
 
     def delivered(self, network: CongestionAwareNetwork):
         return lambda _event: network.deliver(self.src, self.dst, self.tag, self.nbytes)
+
+
+class _Part(_Message):
+    """One path's share of a message split over several (`MessagePaths`): the message is delivered,
+    whole, when the last of its parts arrives (`left`, shared by the parts, counts those on their way)."""
+
+    __slots__ = ("whole", "left")
+
+    def __init__(self, src, dst, nbytes, tag, hops, nic, whole: int, left: list[int]):
+        super().__init__(src, dst, nbytes, tag, hops, nic)
+        self.whole, self.left = whole, left
+
+    def delivered(self, network: CongestionAwareNetwork):
+        def arrive(_event):
+            self.left[0] -= 1
+            if not self.left[0]:
+                network.deliver(self.src, self.dst, self.tag, self.whole)
+        return arrive
 
 
 class _MirroredMessage(_Message):

@@ -102,17 +102,17 @@ def parse_network_table(table: dict, source: Source, default_name: str) -> Netwo
 
 
 def _garnet_table(table: dict, kind: str, source: Source) -> dict:
-    """The [garnet] table with the topology kind's routing unit when it names one (a dragonfly's
-    minimal routing needs its own VC classes); a unit that is not deadlock-free there is an error."""
+    """The [garnet] table with the topology kind's default routing unit where it is not `dor` (a
+    dragonfly's minimal routing needs its own VC classes); a unit that is not deadlock-free on the
+    kind is an error."""
     routings = TOPOLOGY_KINDS[kind].routings
-    if not routings:
-        return table
     chosen = table.get("routing")
     if chosen is None:
-        return {**table, "routing": routings[0]}
+        return table if routings[0] == "dor" else {**table, "routing": routings[0]}
     if str(chosen).lower() not in routings:
-        raise source.error("garnet.routing", f"expected {' or '.join(routings)} on a {kind} (routing "
-                                             f"{chosen!r} is not deadlock-free there)")
+        names = f"{', '.join(routings[:-1])} or {routings[-1]}" if len(routings) > 1 else routings[0]
+        raise source.error("garnet.routing", f"expected {names} on a {kind} (routing {chosen!r} is not "
+                                             "deadlock-free there)")
     return table
 
 

@@ -1,22 +1,28 @@
-"""Agreement with BookSim2 on its fat-tree and dragonfly (tests/data/booksim2/booksim2-topologies*.csv):
-the rows whose routing netsim models (`nca` on `fattree`, `min` on `dragonflynew`), each run in
-netsim with one model setting per topology, nothing tuned per row:
+"""Agreement with BookSim2 on its fat-tree, dragonfly and mesh (tests/data/booksim2/booksim2-topologies*.csv):
+the rows whose routing netsim models (`MODELLED`: BookSim's routing function -> its topology and
+netsim's routing unit), each run in netsim with one model setting per topology and routing,
+nothing tuned per row:
 
-- both: BookSim's router (`garnet.allocator = "booksim"`, a 4-cycle pipeline), 16-byte flits at
+- all: BookSim's router (`garnet.allocator = "booksim"`, a 4-cycle pipeline), 16-byte flits at
   1 GHz, the row's VCs, buffer depth, packet size and VC release (`wait_for_tail_credit`), BookSim's
   traffic conventions (a source may pick itself; one cycle of injection delay);
-- fat-tree: the 4-ary 3-tree, 1-cycle links, up ports drawn at random per packet (BookSim's `nca`:
-  `up_ports = "random"`), any VC on every hop;
-- dragonfly: p = 2, a = 4, h = 2, 10-cycle local and 100-cycle global links, `dragonfly-min`
-  routing, and 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the global
-  hop and VC 1 from it on, none other), the row's VC count at the NICs.
+- fat-tree: the 4-ary 3-tree, 1-cycle links, any VC on every hop; `nca` as up ports drawn at
+  random per packet (`up_ports = "random"`), `anca` as `adaptive` (the up port with the most free
+  credits; BookSim picks the better of two random ones);
+- dragonfly: p = 2, a = 4, h = 2, 10-cycle local and 100-cycle global links; `min` as
+  `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the
+  global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal` as `ugal`
+  (3 classes, one VC each; through an intermediate group where BookSim goes to a router of it);
+- mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor`, `min_adapt` as
+  `adaptive` (direction classes instead of BookSim's escape VC), `romm`, `valiant` and `xy_yx` as
+  the units of those names. (`min_adapt_torus` is not modelled: netsim offers no torus adaptive.)
 
 Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; tests/test_booksim_topologies.py
 checks it within 2%), and the saturation throughput: the load accepted when offered 1.0
 flits/node/cycle, against BookSim's (`overload_accepted`, its steady state at offered 1.0; within
 10%). The saturation runs take minutes, so this script prints them rather than the test suite.
 
-    python scripts/booksim_topologies.py [--zero-load-only]
+    python scripts/booksim_topologies.py [--zero-load-only] [--only TEXT]
 """
 
 from __future__ import annotations
@@ -33,34 +39,47 @@ from netsim.traffic import run_synth
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "booksim2"
 SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")
-MODELLED = {"nca_fattree": "fattree", "min_dragonflynew": "dragonflynew"}  # BookSim routing -> its topology
-PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation"}
+# BookSim routing function -> (its topology, netsim's routing unit)
+MODELLED = {"nca_fattree": ("fattree", "dor"), "anca_fattree": ("fattree", "adaptive"),
+            "min_dragonflynew": ("dragonflynew", "dragonfly-min"), "ugal_dragonflynew": ("dragonflynew", "ugal"),
+            "dim_order_mesh": ("mesh", "dor"), "min_adapt_mesh": ("mesh", "adaptive"), "romm_mesh": ("mesh", "romm"),
+            "valiant_mesh": ("mesh", "valiant"), "xy_yx_mesh": ("mesh", "xy-yx")}
+PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation",
+            "transpose": "transpose"}
 
 LINK = {"bandwidth": "16GB/s", "latency": "1ns"}  # one 16-byte flit per 1 GHz cycle, 1-cycle links
 TOPOLOGY = {
     "fattree": {"kind": "fat-tree", "levels": 3, "radix": 4, "up_ports": "random", **LINK},
     "dragonflynew": {"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "local_latency": "10ns",
                      "global_latency": "100ns", **LINK},
+    "mesh": {"kind": "mesh", "dims": [8, 8], **LINK},
 }
-ROUTER_PORT_VCS = {"dragonflynew": 2}  # VCs a routing function uses between routers, where fewer than num_vcs
-ZERO_LOAD_CYCLES = 20000
-OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000}  # measured cycles at offered 1.0
+NIC_PORTS = {"mesh": "single"}  # BookSim's one injection and one ejection channel per node
+ROUTER_PORT_VCS = {"dragonfly-min": 2}  # VCs a routing function uses between routers, where fewer than num_vcs
+# measured cycles at the T0 rate; a mesh's rows include permutations, whose mean path length is a
+# sample of which sources happened to inject (+-0.1 hop, 1.5% of T0, over 20000 cycles)
+ZERO_LOAD_CYCLES = {"fattree": 20000, "dragonflynew": 20000, "mesh": 80000}
+OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000, "mesh": 1500}  # measured cycles at offered 1.0
 
 
 def modelled_rows() -> pd.DataFrame:
     """The summary rows whose routing netsim models."""
-    return SUMMARY[SUMMARY.routing_function.isin(MODELLED)
-                   & (SUMMARY.routing_function.map(MODELLED) == SUMMARY.topology)]
+    topology = SUMMARY.routing_function.map(lambda name: MODELLED.get(name, (None,))[0])
+    return SUMMARY[topology == SUMMARY.topology]
 
 
 def netsim_network(row):
     """BookSim's network of a summary row in netsim terms (see the module docstring)."""
     wait_for_tail_credit = row.variant != "wtc0b64"  # the variant's one change (and a 64-flit buffer)
+    routing = MODELLED[row.routing_function][1]
     garnet = {"clock_ghz": 1.0, "flit_bytes": 16, "packet_bytes": 16 * int(row.packet_size_flits),
               "vcs": int(row.num_vcs), "buffer_flits": int(row.vc_buf_size), "router_latency": 4,
-              "allocator": "booksim", "vc_release": "tail-credit" if wait_for_tail_credit else "tail-sent"}
-    if row.topology in ROUTER_PORT_VCS:
-        garnet["dim"] = {"0": {"vcs": ROUTER_PORT_VCS[row.topology]}}
+              "allocator": "booksim", "vc_release": "tail-credit" if wait_for_tail_credit else "tail-sent",
+              "routing": routing}
+    if routing in ROUTER_PORT_VCS:
+        garnet["dim"] = {"0": {"vcs": ROUTER_PORT_VCS[routing]}}
+    if row.topology in NIC_PORTS:
+        garnet["nic_ports"] = NIC_PORTS[row.topology]
     table = {"topology": TOPOLOGY[row.topology], "backend": "garnet", "garnet": garnet}
     return parse_network_table(table, Source("booksim-topologies"), row.config_id)
 
@@ -71,7 +90,7 @@ def synth(row, rate: float, cycles: int) -> dict:
 
 
 def zero_load_latency(row) -> float:
-    return synth(row, float(row.T0_rate), ZERO_LOAD_CYCLES)["avg_packet_latency_cycles"]
+    return synth(row, float(row.T0_rate), ZERO_LOAD_CYCLES[row.topology])["avg_packet_latency_cycles"]
 
 
 def saturation_accepted(row) -> float:
@@ -81,8 +100,11 @@ def saturation_accepted(row) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zero-load-only", action="store_true", help="skip the saturation runs (minutes)")
+    parser.add_argument("--only", default="", help="rows whose config id contains TEXT")
     args = parser.parse_args(argv)
     for row in modelled_rows().itertuples():
+        if args.only not in row.config_id:
+            continue
         t0 = zero_load_latency(row)
         line = f"{row.config_id:40s} T0 {t0:8.2f} vs {row.T0:8.2f} ({t0 / row.T0 - 1:+.1%})"
         if not args.zero_load_only:

@@ -140,7 +140,8 @@ def test_unknown_models_are_one_line_errors(key, value):
 
 def test_registries_name_every_model():
     assert set(ALLOCATORS) == {"garnet", "booksim"}
-    assert set(ROUTING) == {"dor", "dor-booksim", "dragonfly-min"}  # dragonfly-min: tests/test_cluster_topologies.py
+    assert set(ROUTING) == {"dor", "dor-booksim", "dragonfly-min",  # dragonfly-min: tests/test_cluster_topologies.py
+                            "ecmp", "spray", "adaptive", "valiant", "romm", "xy-yx", "ugal"}  # tests/test_multipath_routing.py
 
 
 @pytest.mark.parametrize("allocator", ["garnet", "booksim"])

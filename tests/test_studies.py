@@ -111,3 +111,19 @@ def test_congestion_study_quick_tells_latency_from_congestion(tmp_path):
     assert (saturation_table["saturation_high"] <= 1.2 * saturation_table["ideal_load"] + 1e-3).all()
     for png in ("slowdown.png", "latency_vs_load.png"):
         assert (folder / png).stat().st_size > 1000
+
+
+def test_routing_study_summary_bands_ecmp_seeds_against_adaptive():
+    routing_study = script("routing_study")
+    rows = [("ecmp", 0, 300.0, 1.9), ("ecmp", 1, 200.0, 1.1), ("ecmp", 2, 250.0, 1.5),
+            ("spray", 0, 210.0, 1.0), ("adaptive", 0, 200.0, 1.05)]
+    points = pd.DataFrame([{"network": "rail-128", "kind": "all-to-all", "algorithm": "direct", "size": 2**20,
+                            "routing": routing, "study_seed": seed, "seed": seed, "collective_time_ns": time,
+                            "imbalance": imbalance} for routing, seed, time, imbalance in rows])
+    table = routing_study.summarize(points).set_index("routing")
+    assert table.loc["ecmp", ["time_ns", "time_min_ns", "time_max_ns", "seeds"]].tolist() == [250.0, 200.0, 300.0, 3]
+    assert table.loc["ecmp", ["over_adaptive_min", "over_adaptive", "over_adaptive_max"]].tolist() == [1.0, 1.25, 1.5]
+    assert table.loc["spray", "over_adaptive"] == pytest.approx(1.05)
+    line = routing_study.headline(table.reset_index())
+    assert "ECMP's worst seed 1.50x adaptive's time (all-to-all direct 1MiB; median seed 1.25x)" in line
+    assert "ecmp 1.50, spray 1.00, adaptive 1.05" in line

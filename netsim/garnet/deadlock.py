@@ -29,6 +29,8 @@ def wait_for_graph(routers, cycle: int, since: int | None = None) -> dict:
                 continue
             if vc.out_vc >= 0:
                 out, wanted = vc.out, (vc.out_vc,)
+            elif vc.out is not None:  # routed (a unit that chooses on the way is asked once per router)
+                out, wanted = vc.out, range(vc.lo, vc.hi)
             else:
                 out, lo, hi = output(router, vc.packets[0])
                 wanted = range(lo, hi)

@@ -55,7 +55,7 @@ from netsim.garnet.output_unit import OutputUnit
 from netsim.garnet.packet import Message, Packet
 from netsim.garnet.params import Params
 from netsim.garnet.router import Router
-from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, vc_range
+from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
 from netsim.garnet.stats import PacketStats, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 
@@ -112,6 +112,7 @@ class GarnetNetwork(Network):
         self._hop_entries = [[(out, *vc_range(vc_class, len(out.credits))) for vc_class in (LOW, HIGH, ANY)]
                              if inner else None for out, inner in zip(self.link_units, self.between_routers)]
         self._link_dims = [link.dim for link in topology.links]
+        self._class_entries: dict[tuple[int, int, int], tuple] = {}  # hop_entry()
         self._nic_cycles: dict[frozenset, int] = {}
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
@@ -119,7 +120,8 @@ class GarnetNetwork(Network):
         self._starved: set[int] = set()  # routers already warned about
         self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
-        self.fast_forward = FastForward(self) if fast_forward else None
+        # (a routing unit that draws per packet makes states that look alike route differently)
+        self.fast_forward = FastForward(self) if fast_forward and self.routing.periodic else None
 
     # ------------------------------------------------------------------ construction
     def _build(self, batch: bool) -> None:
@@ -180,7 +182,9 @@ class GarnetNetwork(Network):
                     out.slots = Slots(out.cpf)
                     out.lookahead = out.credit_horizon - 1  # (NEVER at a NIC: its credits are all known)
             options = {"router_latency": self.config.router_latency} if self.model.name == "booksim" else {}
-            router.allocator = self.model(router, self.routing, params.whole_packets, batch, **options)
+            # (batches ask the routing unit for any packet's output early: only units that look it up allow them)
+            router.allocator = self.model(router, self.routing, params.whole_packets, batch and self.routing.lookup,
+                                          **options)
         if params.whole_packets:
             for injector in self.injectors:
                 injector.out.lookahead = injector.out.credit_horizon - 1
@@ -262,6 +266,36 @@ class GarnetNetwork(Network):
             nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
         return table, len(inner), nic_cycles, injector
 
+    def hop_entry(self, link_id: int, index: int, count: int) -> tuple:
+        """The route entry of a hop over router-to-router link `link_id` in VC class `index` of `count`."""
+        key = (link_id, index, count)
+        entry = self._class_entries.get(key)
+        if entry is None:
+            out = self.link_units[link_id]
+            entry = self._class_entries[key] = (out, *class_range(index, count, len(out.credits)))
+        return entry
+
+    def path_links(self, path) -> list[int]:
+        """The link ids along node path `path`."""
+        link = self.topology.link
+        return [link(u, v).id for u, v in zip(path, path[1:])]
+
+    def path_table(self, link_ids: list[int], classes, dst: int | None) -> tuple[dict, int]:
+        """(route table, router-to-router hops) of a route, or of one phase of it, over `link_ids`,
+        hop i in VC class `classes[i]` ((index, count), one per link; those of NIC links unused);
+        with `dst`, ending at that NPU's NIC (routing units that build a packet's own route)."""
+        table = {}
+        hops = 0
+        units = self.link_units
+        for link_id, (index, count) in zip(link_ids, classes):
+            if self.between_routers[link_id]:
+                table[units[link_id].owner.node] = self.hop_entry(link_id, index, count)
+                hops += 1
+        if dst is not None:
+            eject = self._eject_of[link_ids[-1]] if link_ids else self._nic_of[dst][1]
+            table[eject.owner.node] = (eject, 0, len(eject.credits))
+        return table, hops
+
     def run(self, until: float | None = None, monitor=None) -> bool:
         """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)
         without simpy events, so it must not go past `until` on its own."""
@@ -307,6 +341,8 @@ class GarnetNetwork(Network):
             self.traffic_changed()
         elif self.fast_forward is not None:
             self.fast_forward.cut(injector)
+        if self.routing.per_packet:
+            route = self.routing.packet_route(self, message)
         return Packet(message, nflits, nbytes, route, message.unsent == 0)
 
     def packet_arrived(self, packet: Packet, cycle: int) -> None:

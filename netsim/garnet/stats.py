@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from netsim.garnet.routing import HOPS
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -33,7 +35,7 @@ class PacketStats:
         self.bytes += packet.nbytes
         self.latency += latency
         self.network_latency += cycle - packet.injected
-        self.hops += message.route[1]  # router-to-router links
+        self.hops += packet.route.get(HOPS, message.route[1])  # router-to-router links (a packet's own route's)
         self.histogram[latency] += 1
         return latency
 

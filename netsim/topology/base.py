@@ -16,6 +16,11 @@ set for its network files). A builder may use the same bits for other choices am
 (a fat-tree's up ports: `choice_bits`). The random bits of the k-th message from one NPU to another are a hash
 of (seed, source, destination, k): they do not depend on the order in which a simulator happens to
 handle events of one instant (so an optimisation that reorders them cannot change a route).
+
+Multipath fabrics (fat-trees, rail clusters) have several equal minimal paths per pair even where
+their default route takes one (d-mod-k): the builder names the bits of `ties` that choose among
+them (`path_bits`), and `paths()` lists every distinct path they give. ECMP draws one of those per
+message by the same hash (`tie_breaker(seed, multipath=True)`), on every backend alike.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ class Topology:
     def __init__(self, name: str, kind: str, graph: nx.DiGraph, npus: int, dims: Sequence[Dimension],
                  router: Callable[["Topology", int, int], list[int]], bisection_bandwidth: float, diameter: int,
                  switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = (),
-                 direct_terminals: bool = False, choice_bits: Callable[[int, int], int] | None = None):
+                 direct_terminals: bool = False, choice_bits: Callable[[int, int], int] | None = None,
+                 path_bits: Callable[[int, int], int] | None = None):
         self.name = name
         self.kind = kind
         self.graph = graph
@@ -75,6 +81,9 @@ class Topology:
         # a builder whose routes choose among equal paths otherwise than at ring antipodes says which
         # bits of `ties` a pair's route reads (`tie_dims`)
         self._choice_bits = choice_bits
+        # the bits of `ties` that choose among a pair's equal minimal paths, drawn by default or not
+        # (a fat-tree's up ports under d-mod-k, a rail cluster's spine): multipath routing reads them
+        self._path_bits = path_bits or choice_bits
         # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
         self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
                            if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
@@ -88,6 +97,7 @@ class Topology:
             self.links.append(Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1),
                                    self._link_kind(u, v)))
         self._routes: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._paths: dict[tuple[int, int], tuple] = {}
 
     # ---------------------------------------------------------------- structure
     @property
@@ -135,9 +145,10 @@ class Topology:
         """Break antipode ties at random per message ("random") or always the positive way ("positive")."""
         self.route_ties = rule
 
-    def tie_breaker(self, seed: int) -> "RouteTies":
-        """A backend's source of tie bits for its messages' routes (see the module docstring)."""
-        return RouteTies(self, seed)
+    def tie_breaker(self, seed: int, multipath: bool = False) -> "RouteTies":
+        """A backend's source of tie bits for its messages' routes (see the module docstring);
+        `multipath`: ECMP's, a path drawn per message among all of `paths()`."""
+        return RouteTies(self, seed, multipath)
 
     def tie_dims(self, src: int, dst: int) -> int:
         """Bit mask of the ring dimensions in which `dst` is `src`'s antipode: both ways round are
@@ -150,6 +161,24 @@ class Topology:
             if (dst // stride - src // stride) % size == size // 2:
                 mask |= 1 << d
         return mask
+
+    def paths(self, src: int, dst: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Every distinct minimal path `route()` gives from `src` to `dst`, as (its tie bits, its node
+        path), over all values of the pair's antipode-tie and path-choice bits; the default route
+        (tie bits 0) first."""
+        key = (src, dst)
+        found = self._paths.get(key)
+        if found is None:
+            mask = self.tie_dims(src, dst) | (self._path_bits(src, dst) if self._path_bits else 0)
+            seen: dict[tuple[int, ...], int] = {}
+            bits = 0
+            while True:  # every sub-mask of `mask`, 0 first
+                seen.setdefault(self.route(src, dst, bits), bits)
+                bits = (bits - mask) & mask
+                if not bits:
+                    break
+            found = self._paths[key] = tuple((bits, path) for path, bits in seen.items())
+        return found
 
     def hops(self, src: int, dst: int) -> int:
         return len(self.route(src, dst)) - 1
@@ -183,6 +212,12 @@ class Topology:
                 for (kind, bandwidth, latency), count in sorted(counts.items())]
 
 
+def choice_width(count: int) -> int:
+    """Bits of `ties` that pick one of `count` equal choices (a builder adds their value, modulo
+    `count`, to its default choice): log2 of a power of two, else enough to reach every choice."""
+    return (count - 1).bit_length()
+
+
 def line_steps(src: int, dst: int) -> list[int]:
     """Coordinates visited along a line (a mesh dimension: no wrap-around link)."""
     step = 1 if dst > src else -1
@@ -214,16 +249,20 @@ def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: 
 
 
 class RouteTies:
-    """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule."""
+    """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule, or
+    (`multipath`: ECMP) of a path drawn uniformly among the pair's equal minimal paths, per message."""
 
-    __slots__ = ("topology", "seed", "sent")
+    __slots__ = ("topology", "seed", "sent", "multipath")
 
-    def __init__(self, topology: Topology, seed: int):
+    def __init__(self, topology: Topology, seed: int, multipath: bool = False):
         self.topology = topology
-        self.seed = seed if topology.route_ties == "random" else None
+        self.multipath = multipath
+        self.seed = seed if topology.route_ties == "random" or multipath else None
         self.sent: dict[tuple[int, int], int] = {}  # tied messages so far per (source, destination)
 
     def ties(self, src: int, dst: int) -> int:
+        if self.multipath:
+            return self.pick(src, dst)
         if self.seed is None:
             return 0
         tied = self.topology.tie_dims(src, dst)
@@ -232,10 +271,64 @@ class RouteTies:
         pair = (src, dst)
         k = self.sent.get(pair, 0)
         self.sent[pair] = k + 1
-        return tied & _mix64(self.seed, src, dst, k)
+        return tied & mix64(self.seed, src, dst, k)
+
+    def pick(self, src: int, dst: int) -> int:
+        """The tie bits of a path drawn uniformly among `Topology.paths(src, dst)` for the pair's
+        next message (or packet, for a caller that draws per packet)."""
+        paths = self.topology.paths(src, dst)
+        if len(paths) == 1:
+            return paths[0][0]
+        pair = (src, dst)
+        k = self.sent.get(pair, 0)
+        self.sent[pair] = k + 1
+        return paths[mix64(self.seed, src, dst, k) % len(paths)][0]
 
 
-def _mix64(*values: int) -> int:
+SPLIT_ROUTINGS = ("spray", "adaptive")  # packet-backend routings the other backends take as an even split
+FIXED_ROUTINGS = ("dor", "dor-booksim", "dragonfly-min", "ecmp")  # a path fixed per message, taken as is
+
+
+class MessagePaths:
+    """The paths a backend without packets gives a message under the packet backend's routing unit
+    (`garnet.routing`): the same path where it is fixed per message (the default route's, or
+    ECMP's hash: `tie_breaker`); where packets choose their own by credits or per packet (`spray`,
+    `adaptive`), an even split of the bytes over the pair's equal paths (`Topology.paths`: a
+    fat-tree's up ports, a rail cluster's spines; the one dimension-order route elsewhere); where
+    they take non-minimal or per-packet oblivious routes (`valiant`, `romm`, `xy-yx`, `ugal`), the
+    minimal route. Either of the last two is said in `warning`."""
+
+    def __init__(self, topology: Topology, seed: int, routing: str):
+        self.topology = topology
+        self.multipath = routing == "ecmp"
+        self.split = routing in SPLIT_ROUTINGS
+        self.ties = topology.tie_breaker(seed, multipath=self.multipath).ties
+        if self.split:
+            self.warning = (f"garnet.routing = {routing!r} chooses a path per packet or per hop; this backend splits "
+                            "each message evenly over its equal minimal paths instead")
+        elif routing not in FIXED_ROUTINGS:
+            self.warning = (f"garnet.routing = {routing!r} chooses a path per packet; this backend sends each message "
+                            "on its minimal route instead")
+        else:
+            self.warning = ""
+
+    def per_message(self, src: int, dst: int) -> bool:
+        """Do messages from `src` to `dst` take paths of their own (drawn, or split), not one route?"""
+        topo = self.topology
+        if self.multipath or self.split:
+            return len(topo.paths(src, dst)) > 1
+        return topo.route_ties == "random" and bool(topo.tie_dims(src, dst))
+
+    def shares(self, src: int, dst: int, nbytes: int) -> list[tuple[int, int]]:
+        """(tie bits of a path, bytes it carries) of the pair's next message."""
+        if not self.split:
+            return [(self.ties(src, dst), nbytes)]
+        paths = self.topology.paths(src, dst)
+        each, rest = divmod(nbytes, len(paths))
+        return [(ties, each + (i < rest)) for i, (ties, _) in enumerate(paths) if each + (i < rest)]
+
+
+def mix64(*values: int) -> int:
     """64 well-mixed bits from integers (SplitMix64's finalizer over each in turn)."""
     x = 0x9E3779B97F4A7C15
     for value in values:

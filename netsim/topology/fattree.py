@@ -15,6 +15,9 @@ destination (`up_ports = "d-mod-k"`, the default: all traffic to one NPU converg
 or that digit plus a number drawn per message (`"random"`, BookSim's `nca`, which draws the up port
 per packet: a synthetic-traffic message is one packet). The draw is the message's route tie bits
 (`Topology.tie_dims`, log2 k bits per up hop), from the run's seed, on every backend alike.
+Either way the up-port bits are the tree's path-choice bits (`Topology.path_bits`), so multipath
+routing (ECMP, spraying, adaptive) chooses among all up ports; two levels choose the spine likewise
+(`choice_width` bits, the spine d-mod-k plus their value, modulo the spines).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from functools import partial
 import networkx as nx
 
 from netsim.config import choice, list_of, non_negative_int, positive_float, setting
-from netsim.topology.base import Dimension, Topology, add_link_pair
+from netsim.topology.base import Dimension, Topology, add_link_pair, choice_width
 from netsim.units import parse_link_bandwidth, parse_time
 
 TWO_LEVEL_KEYS = ("leaves", "npus_per_leaf", "spines")
@@ -128,10 +131,11 @@ class KaryNTree:
         return common
 
     def up_choice_bits(self, src: int, dst: int) -> int:
-        """The tie bits a route from `src` to `dst` reads: log2 k per up hop (`up_ports = "random"`)."""
+        """The tie bits a route from `src` to `dst` reads: `choice_width(k)` per up hop."""
         if src == dst:
             return 0
-        return (1 << (self.k.bit_length() - 1) * (self.n - 1 - self.common_levels(src, dst))) - 1
+        return (1 << choice_width(self.k) * (self.n - 1 - self.common_levels(src, dst))) - 1
+
 
 
 def level_bandwidths(spec: FatTreeSpec) -> list[float]:
@@ -151,7 +155,7 @@ def nca_route(topo: Topology, src: int, dst: int, ties: int, tree: KaryNTree) ->
     if src == dst:
         return [src]
     k, n = tree.k, tree.n
-    bits = k.bit_length() - 1
+    bits = choice_width(k)
     pos, target = tree.leaf_pos(src), tree.leaf_pos(dst)
     # the nearest common ancestor is at the deepest level whose switches' leading digits (their
     # first `level` ones, which going up never changes) match the destination leaf's
@@ -188,21 +192,28 @@ def build_kary_ntree(spec: FatTreeSpec, name: str) -> Topology:
     dims = [Dimension("switch", npus, spec.bandwidth, spec.latency)]
     choice_bits = tree.up_choice_bits if spec.up_ports == "random" else None
     return Topology(name, "fat-tree", graph, npus, dims, partial(nca_route, tree=tree), bisection, 2 * n,
-                    direct_terminals=True, choice_bits=choice_bits)
+                    direct_terminals=True, choice_bits=choice_bits, path_bits=tree.up_choice_bits)
 
 
 # ------------------------------------------------------------------ two levels
 def up_down_route(topo: Topology, src: int, dst: int, ties: int, spec: FatTreeSpec) -> list[int]:
     """Up to the nearest common ancestor and down; the spine is chosen by destination (d-mod-k),
-    so no route has a tie (`ties` is unused)."""
+    plus `ties` (0 unless a multipath routing draws them: `spine_bits`)."""
     if src == dst:
         return [src]
     leaf_src = topo.npus + src // spec.npus_per_leaf
     leaf_dst = topo.npus + dst // spec.npus_per_leaf
     if leaf_src == leaf_dst:
         return [src, leaf_src, dst]
-    spine = topo.npus + spec.leaves + dst % spec.spines
+    spine = topo.npus + spec.leaves + (dst + ties) % spec.spines
     return [src, leaf_src, spine, leaf_dst, dst]
+
+
+def spine_bits(src: int, dst: int, spec: FatTreeSpec) -> int:
+    """The tie bits a two-level route reads: the spine choice, where it crosses the spines."""
+    if src // spec.npus_per_leaf == dst // spec.npus_per_leaf:
+        return 0
+    return (1 << choice_width(spec.spines)) - 1
 
 
 def build_two_level(spec: FatTreeSpec, name: str) -> Topology:
@@ -220,4 +231,5 @@ def build_two_level(spec: FatTreeSpec, name: str) -> Topology:
                     half_leaves * spec.spines * uplink if spec.leaves > 1 else float("inf"))
     dims = [Dimension("switch", npus, spec.bandwidth, spec.latency)]
     diameter = 4 if spec.leaves > 1 else 2 if spec.npus_per_leaf > 1 else 0  # up to a spine and down
-    return Topology(name, "fat-tree", graph, npus, dims, partial(up_down_route, spec=spec), bisection, diameter)
+    return Topology(name, "fat-tree", graph, npus, dims, partial(up_down_route, spec=spec), bisection, diameter,
+                    path_bits=partial(spine_bits, spec=spec))

@@ -12,6 +12,7 @@ Routing is dimension-ordered like the hierarchical topology's: first inside the 
 the GPU of the destination's index (NCCL's PXN: traffic changes rails over the scale-up fabric, not
 the spines), then along that rail: its leaf, and where the destination server hangs on another leaf
 of the rail, up the spine of the destination server's index modulo the spines (d-mod-k) and down.
+The spine is the pair's path choice (`Topology.path_bits`: multipath routing picks any spine).
 Routes climb scale-up, then leaf, then spine, and never come back down a level before the
 destination, so any VC may be used on every hop (up*/down*).
 """
@@ -24,7 +25,7 @@ from functools import partial
 import networkx as nx
 
 from netsim.config import choice, non_negative_int, positive_float, positive_int, setting
-from netsim.topology.base import Dimension, Topology, add_link_pair
+from netsim.topology.base import Dimension, Topology, add_link_pair, choice_width
 from netsim.units import parse_link_bandwidth, parse_time
 
 
@@ -71,7 +72,8 @@ class RailLayout:
 
 
 def rail_route(topo: Topology, src: int, dst: int, ties: int, layout: RailLayout) -> list[int]:
-    """Scale-up to the destination's GPU index, then along its rail (see the module docstring); no ties."""
+    """Scale-up to the destination's GPU index, then along its rail (see the module docstring); the
+    spine d-mod-k plus `ties` (0 unless a multipath routing draws them: `spine_bits`)."""
     gpus = layout.gpus
     server, index = divmod(src, gpus)
     target_server, target_index = divmod(dst, gpus)
@@ -85,9 +87,16 @@ def rail_route(topo: Topology, src: int, dst: int, ties: int, layout: RailLayout
         first, last = layout.leaf(target_index, server), layout.leaf(target_index, target_server)
         path.append(first)
         if first != last:
-            path += [layout.spine(target_server % layout.spines), last]
+            path += [layout.spine((target_server + ties) % layout.spines), last]
         path.append(dst)
     return path
+
+
+def spine_bits(src: int, dst: int, layout: RailLayout) -> int:
+    """The tie bits a route reads: the spine choice, where it crosses leaves of a rail."""
+    if src // layout.gpus // layout.per_leaf == dst // layout.gpus // layout.per_leaf:
+        return 0
+    return (1 << choice_width(layout.spines)) - 1
 
 
 def build_rail(spec: RailSpec, name: str) -> Topology:
@@ -128,4 +137,5 @@ def build_rail(spec: RailSpec, name: str) -> Topology:
             Dimension("switch", spec.servers, spec.bandwidth, spec.latency)]
     inside = 0 if gpus == 1 else 2 if scale_up_kind == "switch" else 1
     across = 0 if spec.servers == 1 else 4 if layout.leaves_per_rail > 1 else 2
-    return Topology(name, "rail", graph, npus, dims, partial(rail_route, layout=layout), bisection, inside + across)
+    return Topology(name, "rail", graph, npus, dims, partial(rail_route, layout=layout), bisection, inside + across,
+                    path_bits=partial(spine_bits, layout=layout))

@@ -1,5 +1,4 @@
-"""Routing units by name (`garnet.routing`): each decides a message's path and the VC class of each
-hop (its VCs' deadlock-avoidance rule), and answers a router's route computation.
+"""Dimension-order units: `dor`, `dor-booksim` and `dragonfly-min`, one fixed route per message.
 
 `Topology.route()` gives the minimal path of every topology kind (dimension order on tori, meshes
 and hierarchical graphs, through the switch, up/down on fat-trees). On an even ring the antipode
@@ -16,41 +15,24 @@ ring's wrap-around link (between coordinates size-1 and 0):
 Every other hop (mesh, switch, fully-connected, fat-tree, and the NIC's ejection) may take any VC:
 dimension-ordered lines, up/down routes and one-hop dimensions have no cyclic channel dependency.
 
-Route computation (`output`) reads the table the unit built for the message, so a router need not
-know the rule; an adaptive unit would choose per hop from the router's output units instead.
+Route computation (`output`) reads the table built for the message, so a router need not know the
+rule.
 """
 
 from __future__ import annotations
 
 from netsim.errors import ConfigError
+from netsim.garnet.routing.base import ANY, HIGH, LOW, RoutingUnit
 from netsim.topology import Topology
 
-ANY, LOW, HIGH = -1, 0, 1  # VC classes
 
-
-def table_output(router, packet) -> tuple:
-    """Route computation at `router` from the table built for `packet`'s message: (output unit,
-    lowest VC, VC bound). A unit whose `output` is this one routes by table, which the compiled
-    switch allocators read inline (allocators/base.py)."""
-    return packet.route[router.node]
-
-
-def vc_range(vc_class: int, vcs: int) -> tuple[int, int]:
-    """The downstream VCs [lo, hi) a hop of `vc_class` may take at a port with `vcs` VCs."""
-    if vc_class == ANY:
-        return 0, vcs
-    half = vcs // 2
-    return (0, half) if vc_class == LOW else (half, vcs)
-
-
-class DimensionOrder:
+class DimensionOrder(RoutingUnit):
     """`dor`: dimension-order routes, dateline classes switching at the wrap-around link."""
 
     name = "dor"
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
-        self.topology = topology
-        self.ties = topology.tie_breaker(seed).ties  # the tie bits of a new message's route
+        super().__init__(topology, seed, dateline)
         self.rings = self._ring_links(topology, dateline)
 
     @staticmethod
@@ -98,8 +80,6 @@ class DimensionOrder:
             classes.append(HIGH if crossed else LOW)
         return classes
 
-    output = staticmethod(table_output)  # route computation: a lookup in the message's table
-
 
 class BookSimDateline(DimensionOrder):
     """`dor-booksim`: dimension-order routes, a ring's class chosen on entering it (BookSim)."""
@@ -137,11 +117,9 @@ class DragonflyMinimal(DimensionOrder):
     """
 
     name = "dragonfly-min"
+    kinds = ("dragonfly",)
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
-        if topology.kind != "dragonfly":
-            raise ConfigError(f"garnet.routing = 'dragonfly-min' routes a dragonfly, not a {topology.kind} "
-                              "(its VC classes would not avoid deadlock there)")
         super().__init__(topology, seed, dateline)
         self.phases = dateline  # False: the test-only switch that lets every hop use any VC
         self.global_links = [topology.graph.edges[link.src, link.dst].get("tier") == "global"
@@ -164,6 +142,3 @@ class DragonflyMinimal(DimensionOrder):
             classes.append(HIGH if crossed else LOW)
         return classes
 
-
-ROUTING: dict[str, type[DimensionOrder]] = {unit.name: unit
-                                            for unit in (DimensionOrder, BookSimDateline, DragonflyMinimal)}
