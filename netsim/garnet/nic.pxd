@@ -4,7 +4,7 @@ cimport cython
 from netsim.garnet.clock cimport Component, CycleClock
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Message, Packet
-from netsim.garnet.crossbar cimport departures
+from netsim.garnet cimport crossbar
 
 cdef long long NEVER
 

@@ -16,7 +16,7 @@ from collections import deque
 from typing import Any
 
 from netsim.garnet.clock import NEVER, Component
-from netsim.garnet.crossbar import departures
+from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 from netsim.garnet.packet import Message, Packet
 
 
@@ -85,7 +85,7 @@ class Injector(Component):
             # per cycle as their credits come back whatever happens downstream, so send them all now
             # and step again only when the tail has left.
             packet.injected = cycle
-            leaving = departures(None, cycle, nflits, out, out_vc)
+            leaving = crossbar.departures(None, cycle, nflits, out, out_vc)
             out.send(packet, out_vc, leaving, True, True)
             self.flit = nflits
             self.tail_at = leaving[-1]

@@ -24,8 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
-from netsim.garnet import crossbar  # (the module: its functions are read when called, for the compiled
-# modules import one another while they load)
+from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 from netsim.garnet.routing import table_output
 
 if TYPE_CHECKING:  # (types only)

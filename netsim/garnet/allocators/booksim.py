@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
-from netsim.garnet.crossbar import traverse
+from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
 
 class BookSimAllocator(SwitchAllocator):
@@ -260,7 +260,7 @@ class BookSimAllocator(SwitchAllocator):
         self.sa_grant[out.index] = (port.index + 1) % len(self.router.inputs)
         self.sa_accept[port.index] = (out.index + 1) % len(self.router.outputs)
         self.sa_vc[port.index] = (vc.index + 1) % len(port.vcs)
-        traverse(self.router, vc, out, self.leaving(vc, out, cycle, cycle, share))
+        crossbar.traverse(self.router, vc, out, self.leaving(vc, out, cycle, cycle, share))
         return port.next_free(cycle + 1) if port.occupied else NEVER
 
     def earliest_bid(self, vc, cycle: int) -> int:

@@ -5,7 +5,7 @@ from netsim.garnet.allocators.base cimport SwitchAllocator
 from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.cycle_queue cimport CycleQueue
-from netsim.garnet.crossbar cimport traverse
+from netsim.garnet cimport crossbar
 
 cdef long long NEVER
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
-from netsim.garnet.crossbar import traverse
+from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
@@ -196,5 +196,5 @@ class GarnetAllocator(SwitchAllocator):
             out.claim(out_vc)
             vc.grant(out_vc)
         leaving = self.leaving(vc, out, cycle, cycle, max(at_port, at_output))
-        traverse(self.router, vc, out, leaving)
+        crossbar.traverse(self.router, vc, out, leaving)
         return port.next_free(cycle + 1) if port.occupied else NEVER
