@@ -7,7 +7,6 @@ cdef class CycleQueue:
     cdef long long[::1] buf
     cdef public long long head, count, mask
 
-    cpdef long long size(self)
     cpdef long long front(self)
     cpdef long long back(self)
     cpdef long long at(self, long long k)

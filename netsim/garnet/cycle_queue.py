@@ -45,9 +45,6 @@ class CycleQueue:
         """The cycles, front first."""
         return [self.buf[(self.head + k) & self.mask] for k in range(self.count)]
 
-    def size(self) -> int:
-        return self.count
-
     def front(self) -> int:
         """The front cycle (the queue must not be empty)."""
         return self.buf[self.head]

@@ -119,8 +119,8 @@ class InputUnit:
             if len(vc.packets) == 1:
                 self.occupied += 1
                 self.router.occupy(vc)
-        if ready.size() > vc.peak:
-            vc.peak = ready.size()
+        if ready.count > vc.peak:
+            vc.peak = ready.count
 
     def send_flits(self, vc: VirtualChannel, departures) -> bool:
         """Flits leave the front of `vc` at `departures` (increasing cycles: a range or a list);

@@ -13,13 +13,13 @@ cdef long long NEVER
 cdef class GarnetAllocator(SwitchAllocator):
     cdef public list next_vc, next_port
     cdef public long long ports
-    cdef public list picking, picked, pick_distance, pick_out_vc, wanted, bidding, bid_by, bid_port
+    cdef public list picking, picked, pick_out_vc, wanted, bidding, bid_by, bid_port
 
-    @cython.locals(occupied=dict, wake_at="long long", next_vc=list, whole=bint, picked=list, pick_distance=list,
-                   pick_out_vc=list, vc=VirtualChannel, ready=CycleQueue, best=VirtualChannel, port=InputUnit, at="long long",
+    @cython.locals(occupied=dict, wake_at="long long", next_vc=list, whole=bint, picked=list, pick_out_vc=list,
+                   vc=VirtualChannel, ready=CycleQueue, best=VirtualChannel, port=InputUnit, at="long long",
                    p="long long", distance="long long", out=OutputUnit, out_vc="long long", room="long long",
                    picking=list, next_port=list, ports="long long", bid_by=list, bid_port=list, bidding=list,
-                   o="long long", rival="long long")
+                   o="long long", rival="long long", best_distance="long long")
     cpdef long long allocate(self, long long cycle)
     @cython.locals(count="long long", out=OutputUnit)
     cpdef long long _waiting(self, InputUnit port)

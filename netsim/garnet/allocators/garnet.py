@@ -36,7 +36,6 @@ class GarnetAllocator(SwitchAllocator):
         # This cycle's SA-I picks and SA-II bids, emptied by the cycle that makes them:
         self.picking = []  # the input ports that picked a VC, in the order of their first pick
         self.picked = [None] * len(router.inputs)  # per input port: its VC picked so far
-        self.pick_distance = [0] * len(router.inputs)  # its round-robin distance
         self.pick_out_vc = [0] * len(router.inputs)  # its downstream VC (-1 - the VC chosen, for a head)
         self.wanted = [[] for _ in router.inputs]  # packet fidelity: per input port, the outputs its bidding VCs want
         self.bidding = []  # the outputs bid for, in the order of their first bid
@@ -55,7 +54,7 @@ class GarnetAllocator(SwitchAllocator):
                 return self._lone(vc, cycle)
         wake_at = NEVER
         next_vc, whole = self.next_vc, self.whole_packets
-        picked, pick_distance, pick_out_vc = self.picked, self.pick_distance, self.pick_out_vc
+        picked, pick_out_vc = self.picked, self.pick_out_vc
         for vc in occupied:
             port = vc.port
             ready = vc.ready
@@ -74,7 +73,8 @@ class GarnetAllocator(SwitchAllocator):
             p = port.index
             distance = (vc.index - next_vc[p]) % len(port.vcs)
             best = picked[p]
-            if best is not None and pick_distance[p] < distance and not whole:  # a VC first in turn bids here
+            best_distance = (best.index - next_vc[p]) % len(port.vcs) if best is not None else 0
+            if best is not None and best_distance < distance and not whole:  # a VC first in turn bids here
                 continue
             out = vc.out
             if out is None:
@@ -103,14 +103,13 @@ class GarnetAllocator(SwitchAllocator):
                 continue
             if whole:
                 self.wanted[p].append(out)
-                if best is not None and pick_distance[p] < distance:
+                if best is not None and best_distance < distance:
                     continue
             if best is None:
                 self.picking.append(port)
             else:
                 wake_at = cycle + 1  # the VC it displaces bids again next cycle
             picked[p] = vc
-            pick_distance[p] = distance
             pick_out_vc[p] = out_vc
         picking = self.picking
         if not picking:
