@@ -20,11 +20,11 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              (fast_forward=False) and fast-forwarded (identical results: tests/test_packet_mode.py);
   scale      all-reduce of 64 MiB over 1024 NPUs (32x32 torus, system layer, ring per dimension)
              in packet fidelity and on the analytical backend;
-  booksim    whole-process wall time of `netsim synth` against BookSim2 on the same simulation
+  booksim    whole-process wall and CPU time of `netsim synth` against BookSim2 on the same simulation
              (8x8 torus at 0.01, 0.1 and 0.3, 16x16 at 0.15; 4 VCs, 4-flit buffers and packets,
              1-cycle links, 4-stage router, BookSim's router model and conventions): BookSim2 runs
              first in its latency mode, netsim then simulates as many cycles; runs alternate,
-             --repeats each, medians. Needs `--booksim PATH` (a BookSim2 binary), else it prints the
+             --repeats each, medians; simulated cycles and flit hops per CPU second of both. Needs `--booksim PATH` (a BookSim2 binary), else it prints the
              figures measured earlier on this machine kind.
 
     python scripts/bench_network.py [--only SCENARIO] [--cycles 20000] [--size 1GiB] [--profile]
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
 import re
 import resource
@@ -250,11 +251,15 @@ NETSIM_AS_BOOKSIM = ["--set", "garnet.allocator=booksim", "--set", "garnet.routi
 BOOKSIM_EARLIER = "BookSim2 on the 8x8 torus: 0.76 M router-to-router flit hops/s at 0.3, 107 k cycles/s at 0.01"
 
 
-def timed(command: list[str]) -> tuple[float, str]:
-    """Wall time and output of a whole process (BookSim2 exits 255 after a normal run: not checked)."""
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + system) and output of a whole process (BookSim2 exits 255 after a
+    normal run: not checked). CPU time is the fairer figure on a machine with other jobs on it."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True).stdout
-    return time.perf_counter() - started, out
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
 def bench_booksim(args) -> None:
@@ -269,21 +274,35 @@ def bench_booksim(args) -> None:
             settings = {**BOOKSIM_BASE, **TOPOLOGIES["torus-8x8"][0], **BOOKSIM_CASE, "k": k, "injection_rate": rate}
             config.write_text("".join(f"{key} = {value};\n" for key, value in settings.items()))
             walls = {"booksim": [], "netsim": []}
-            cycles = None
+            cpus = {"booksim": [], "netsim": []}
+            cycles = booksim_hops = netsim_hops = None
             for _ in range(args.repeats):  # alternate: a machine's load drifts alike for both
-                wall, out = timed([args.booksim, str(config)])
+                wall, cpu, out = timed([args.booksim, str(config)])
                 walls["booksim"].append(wall)
+                cpus["booksim"].append(cpu)
                 cycles = int(re.search(r"Time taken is (\d+) cycles", out).group(1))
+                # BookSim counts routers traversed; router-to-router flit hops are one fewer per flit
+                routers = float(re.findall(r"Hops average = ([0-9.]+)", out)[-1])
+                booksim_hops = rate * k * k * cycles * (routers - 1)
                 warmup = BOOKSIM_WARMUP
-                wall, out = timed([netsim, "synth", "--network", "torus-8x8-noc", "--set", f"topology.dims=[{k},{k}]",
-                                 "--pattern", "uniform", "--rate", str(rate), "--cycles", str(cycles - warmup),
-                                 "--warmup", str(warmup), "--out", str(Path(folder) / "out"), *NETSIM_AS_BOOKSIM])
-                if not (Path(folder) / "out" / "summary.json").exists():
+                wall, cpu, out = timed([netsim, "synth", "--network", "torus-8x8-noc",
+                                        "--set", f"topology.dims=[{k},{k}]", "--pattern", "uniform",
+                                        "--rate", str(rate), "--cycles", str(cycles - warmup), "--warmup", str(warmup),
+                                        "--out", str(Path(folder) / "out"), *NETSIM_AS_BOOKSIM])
+                summary = Path(folder) / "out" / "summary.json"
+                if not summary.exists():
                     sys.exit(f"netsim synth wrote no summary.json: {out[-500:]}")
+                netsim_hops = json.loads(summary.read_text())["flit_hops"]
                 walls["netsim"].append(wall)
+                cpus["netsim"].append(cpu)
         booksim, ours = statistics.median(walls["booksim"]), statistics.median(walls["netsim"])
-        print(f"{k}x{k} uniform {rate}: {cycles} cycles; BookSim2 {booksim:.2f} s, netsim {ours:.2f} s "
-              f"(medians of {args.repeats}, whole process): netsim/BookSim2 {ours / booksim:.2f}x", flush=True)
+        booksim_cpu, ours_cpu = statistics.median(cpus["booksim"]), statistics.median(cpus["netsim"])
+        print(f"{k}x{k} uniform {rate}: {cycles} cycles (medians of {args.repeats}, whole process)\n"
+              f"  wall: BookSim2 {booksim:.2f} s, netsim {ours:.2f} s: netsim/BookSim2 {ours / booksim:.2f}x\n"
+              f"  CPU:  BookSim2 {booksim_cpu:.2f} s, netsim {ours_cpu:.2f} s: netsim/BookSim2 {ours_cpu / booksim_cpu:.2f}x\n"
+              f"  per CPU second: cycles BookSim2 {cycles / booksim_cpu:,.0f}, netsim {cycles / ours_cpu:,.0f}; "
+              f"flit hops BookSim2 {booksim_hops / booksim_cpu:,.0f} (estimated: offered flits x its mean hops), "
+              f"netsim {netsim_hops / ours_cpu:,.0f}", flush=True)
 
 
 def main() -> None:

@@ -143,7 +143,7 @@ def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[
 def traverse(router: Router, vc: VirtualChannel, out: OutputUnit, leaving: range | list[int]) -> bool:
     """The next flits of `vc`'s front packet leave through `out` at the cycles `leaving`; returns
     True if the packet's tail was among them."""
-    packet = vc.packets[0]
+    packet = vc.front
     head = vc.sent == 0
     tail = vc.sent + len(leaving) == packet.nflits
     out.send(packet, vc.out_vc, leaving, head, tail)

@@ -32,7 +32,7 @@ def wait_for_graph(routers, cycle: int, since: int | None = None) -> dict:
             elif vc.out is not None:  # routed (a unit that chooses on the way is asked once per router)
                 out, wanted = vc.out, range(vc.lo, vc.hi)
             else:
-                out, lo, hi = output(router, vc.packets[0])
+                out, lo, hi = output(router, vc.front)
                 wanted = range(lo, hi)
             if out.ejects:
                 continue

@@ -15,6 +15,7 @@ cdef class VirtualChannel:
     cdef public long long index, rank
     cdef public CycleQueue ready
     cdef public object packets
+    cdef public Packet front
     cdef public long long sent
     cdef public OutputUnit out
     cdef public long long lo, hi, out_vc, head_from, tail_left, peak, residency
@@ -37,6 +38,5 @@ cdef class InputUnit:
     cpdef long long next_free(self, long long cycle)
     @cython.locals(ready=CycleQueue)
     cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, object departures, long long delay)
-    @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long",
-                   packet=Packet)
+    @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
     cpdef bint send_flits(self, VirtualChannel vc, object departures)

@@ -24,7 +24,7 @@ class VirtualChannel:
     """One VC buffer. Its front packet's route (`out`, VC range `lo`..`hi`) is filled in when the
     head reaches the front and is routed; `out_vc` when a downstream VC is allocated to it."""
 
-    __slots__ = ("port", "index", "rank", "ready", "packets", "sent", "out", "lo", "hi", "out_vc",
+    __slots__ = ("port", "index", "rank", "ready", "packets", "front", "sent", "out", "lo", "hi", "out_vc",
                  "head_from", "tail_left", "peak", "residency")
 
     def __init__(self, port: "InputUnit", index: int, depth: int):
@@ -34,6 +34,7 @@ class VirtualChannel:
         self.ready = CycleQueue(depth)  # per flit (front first): earliest cycle it may leave
         self.packets: deque = deque()  # packets with flits here or on the way (more than one only
         # under tail-sent release, where a VC is a FIFO)
+        self.front: Any = None  # packets[0], the packet whose flits leave next (None: empty)
         self.sent = 0  # flits of the front packet already sent on
         self.out: Any = None  # OutputUnit of the front packet (None: not routed yet)
         self.lo = self.hi = 0  # downstream VCs [lo, hi) its class may take
@@ -117,6 +118,7 @@ class InputUnit:
         if head:
             vc.packets.append(packet)
             if len(vc.packets) == 1:
+                vc.front = packet
                 self.occupied += 1
                 self.router.occupy(vc)
         if ready.count > vc.peak:
@@ -139,11 +141,11 @@ class InputUnit:
         if self.slots is None and last >= self.busy_until:  # (packets sharing the input take `slots`)
             self.busy_until = last + 1
         sent = vc.sent + count
-        packet = vc.packets[0]
-        if sent < packet.nflits:
+        if sent < vc.front.nflits:
             vc.sent = sent
             return False
         vc.packets.popleft()
+        vc.front = vc.packets[0] if vc.packets else None
         vc.sent = 0
         vc.out = None
         vc.out_vc = -1

@@ -11,7 +11,7 @@ cdef class Router(Component):
     cdef public CycleClock clock
     cdef public long long node, pipeline
     cdef public list inputs, outputs
-    cdef public dict occupied
+    cdef public list occupied
     cdef public SwitchAllocator allocator
     cdef public long long last_move
 

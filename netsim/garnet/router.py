@@ -38,7 +38,7 @@ class Router(Component):
         self.pipeline = pipeline  # router_latency (+ a switch's own latency), cycles
         self.inputs: list[InputUnit] = []
         self.outputs: list[OutputUnit] = []
-        self.occupied: dict[VirtualChannel, None] = {}  # VCs holding a packet, in the order they became occupied
+        self.occupied: list[VirtualChannel] = []  # VCs holding a packet, in the order they became occupied
         self.allocator: Any = None  # the switch allocator of the router model (set by the network)
         self.last_move = 0  # last cycle a flit left this router (deadlock detection)
 
@@ -55,11 +55,11 @@ class Router(Component):
 
     def occupy(self, vc: VirtualChannel) -> None:
         """`vc` has received a packet's head while empty (called by its input unit)."""
-        self.occupied[vc] = None
+        self.occupied.append(vc)
 
     def vacate(self, vc: VirtualChannel) -> None:
         """`vc` has sent its last packet's tail (called by its input unit)."""
-        del self.occupied[vc]
+        self.occupied.remove(vc)
 
     def moved(self, cycle: int) -> None:
         """A flit leaves this router at `cycle` (called by the crossbar)."""

@@ -21,6 +21,7 @@ round-robin pointers end where k single grants would leave them, so the results 
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
@@ -74,7 +75,7 @@ class SwitchAllocator:
 
     def route(self, vc: VirtualChannel) -> OutputUnit:
         """Route computation for `vc`'s front packet; returns its output unit."""
-        out, lo, hi = self.route_of(vc.packets[0])
+        out, lo, hi = self.route_of(vc.front)
         vc.route_to(out, lo, hi)
         return out
 
@@ -104,7 +105,7 @@ class SwitchAllocator:
         at = port.next_free(max(ready.front(), cycle) if ready.count else cycle + port.body_delay)  # (else its next flit is upstream)
         out = vc.out
         if out is None:
-            out, lo, hi = self.route_of(vc.packets[0])
+            out, lo, hi = self.route_of(vc.front)
         else:
             lo, hi = vc.lo, vc.hi
         at = out.next_free(at)
@@ -113,7 +114,7 @@ class SwitchAllocator:
             if out.absorb(vc.out_vc, cycle) <= 0:
                 at = max(at, out.credit_cycle(vc.out_vc, cycle, 1, unknown))
         else:
-            room = vc.packets[0].nflits if self.whole_packets else 1
+            room = vc.front.nflits if self.whole_packets else 1
             if out.select_vc(lo, hi, cycle, room) < 0:
                 at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1))
         return at
@@ -123,7 +124,7 @@ class SwitchAllocator:
         router is stepped, or soon after it): in packet fidelity the whole packet, sharing its input
         and output with `share` packets in all (crossbar.py); else the batch of the module docstring
         (at least the granted flit)."""
-        packet = vc.packets[0]
+        packet = vc.front
         remaining = packet.nflits - vc.sent
         cpf = out.cpf
         if self.whole_packets:
@@ -156,3 +157,8 @@ class SwitchAllocator:
                 break
             k += 1
         return range(first, first + k * cpf, cpf)
+
+
+def counts(n: int, value: int = 0) -> array:
+    """`n` 64-bit integers, each `value`: an allocator's per-VC or per-port table."""
+    return array("q", [value]) * n

@@ -11,24 +11,27 @@ cdef long long NEVER
 
 
 cdef class BookSimAllocator(SwitchAllocator):
-    cdef public long long route_cycles, input_vcs, outs
-    cdef public list out_vcs, out_base, va_grant, va_accept, sa_grant, sa_accept, sa_vc
-    cdef public list va_vcs, va_until, va_asked, va_granted, sa_ports, sa_outs, sa_bid, sa_askers, sa_granted
+    cdef public long long route_cycles, input_vcs, outs, va_count
+    cdef public list out_vcs, out_base, va_vcs, sa_ports
+    cdef public long long[::1] va_grant, va_accept, sa_grant, sa_accept, sa_vc
+    cdef public long long[::1] va_until, va_asked, va_granted, sa_outs, sa_bid, sa_askers, sa_granted
 
     @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,
-                   outs="long long", slot="long long", rival=VirtualChannel)
+                   outs="long long", slot="long long", rival="long long")
     cpdef long long allocate(self, long long cycle)
-    cpdef bint _vc_first(self, InputUnit port, VirtualChannel vc, VirtualChannel rival)
-    @cython.locals(room="long long", base="long long", inputs="long long", first="long long", v="long long",
-                   g="long long", best="long long")
+    @cython.locals(start="long long", n="long long")
+    cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival)
+    @cython.locals(room="long long", base="long long", inputs="long long", first="long long", count="long long",
+                   v="long long", g="long long", best="long long")
     cpdef bint _ask_vcs(self, VirtualChannel vc, OutputUnit out, long long cycle)
-    @cython.locals(asked=list, granted=list, outputs="long long", first="long long", k="long long",
+    @cython.locals(asked="long long[::1]", granted="long long[::1]", outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
                    g="long long")
     cpdef void _allocate_vcs(self, long long cycle)
     @cython.locals(out=OutputUnit)
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
-    @cython.locals(ports="long long", outs="long long", bid=list, askers=list, granted=list, wake_at="long long",
+    @cython.locals(ports="long long", outs="long long", bid="long long[::1]", askers="long long[::1]",
+                   granted="long long[::1]", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
                    won="long long", alone="long long", share="long long", at="long long")
     cpdef long long _allocate_switch(self, long long cycle)

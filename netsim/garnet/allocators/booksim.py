@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from netsim.garnet.allocators.base import SwitchAllocator
+from netsim.garnet.allocators.base import SwitchAllocator, counts
 from netsim.garnet.clock import NEVER
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
@@ -49,23 +49,26 @@ class BookSimAllocator(SwitchAllocator):
         for out in outputs:
             self.out_base.append(base)
             base += len(out.credits)
-        self.va_grant = [0] * len(self.out_vcs)  # per downstream VC: next input VC (rank) to grant
-        self.va_accept = [0] * self.input_vcs  # per input VC: next downstream VC to accept
-        self.sa_grant = [0] * len(outputs)  # per output: next input port to grant
-        self.sa_accept = [0] * len(inputs)  # per input port: next output to accept
-        self.sa_vc = [0] * len(inputs)  # per input port: VC first in turn to bid for an output
+        # Pointers and requests are arrays of 64-bit integers (C arrays in the compiled build):
+        self.va_grant = counts(len(self.out_vcs))  # per downstream VC: next input VC (rank) to grant
+        self.va_accept = counts(self.input_vcs)  # per input VC: next downstream VC to accept
+        self.sa_grant = counts(len(outputs))  # per output: next input port to grant
+        self.sa_accept = counts(len(inputs))  # per input port: next output to accept
+        self.sa_vc = counts(len(inputs))  # per input port: VC first in turn to bid for an output
         # This cycle's requests, gathered by `allocate` and emptied by the allocation that serves them
         # (kept from cycle to cycle, so that a cycle allocates nothing):
         self.va_vcs = []  # VA: the VCs that ask, in the router's order
-        self.va_until = []  # per asking VC: the end of its requests in `va_asked`
-        self.va_asked = []  # the downstream VCs asked for (global index), asker by asker
-        self.va_granted = [-1] * len(self.out_vcs)  # per downstream VC: rank of the asker it grants (-1: none)
+        self.va_until = counts(self.input_vcs)  # per asking VC: the end of its requests in `va_asked`
+        most_vcs = max((len(out.credits) for out in outputs), default=0)
+        self.va_asked = counts(self.input_vcs * most_vcs)  # the downstream VCs asked for (global index), asker by asker
+        self.va_count = 0  # requests in `va_asked`
+        self.va_granted = counts(len(self.out_vcs), -1)  # per downstream VC: rank of the asker it grants (-1: none)
         self.outs = len(outputs)
         self.sa_ports = []  # SA: the input ports that bid, in the order of their first bid
-        self.sa_outs = [0] * len(inputs)  # per input port: outputs it bids for
-        self.sa_bid = [None] * (len(inputs) * len(outputs))  # per (input port, output): the VC that bids
-        self.sa_askers = [0] * len(outputs)  # per output: input ports that bid for it
-        self.sa_granted = [-1] * len(outputs)  # per output: the input port it grants (-1: none)
+        self.sa_outs = counts(len(inputs))  # per input port: outputs it bids for
+        self.sa_bid = counts(len(inputs) * len(outputs), -1)  # per (input port, output): index of the VC that bids (-1: none)
+        self.sa_askers = counts(len(outputs))  # per output: input ports that bid for it
+        self.sa_granted = counts(len(outputs), -1)  # per output: the input port it grants (-1: none)
 
     @staticmethod
     def stage(pipeline: int, router_latency: int) -> int:
@@ -111,7 +114,7 @@ class BookSimAllocator(SwitchAllocator):
             if vc.out_vc < 0:  # VA
                 if not self._ask_vcs(vc, out, cycle):
                     out.wait(cycle)
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, vc.packets[0].nflits if self.whole_packets else 0, NEVER)
+                    at = out.free_cycle(vc.lo, vc.hi, cycle, vc.front.nflits if self.whole_packets else 0, NEVER)
                     if at < wake_at:
                         wake_at = at
                 continue
@@ -130,14 +133,14 @@ class BookSimAllocator(SwitchAllocator):
                 continue
             slot = port.index * outs + out.index
             rival = self.sa_bid[slot]
-            if rival is None:
+            if rival < 0:
                 if not self.sa_outs[port.index]:
                     self.sa_ports.append(port)
                 self.sa_outs[port.index] += 1
-                self.sa_bid[slot] = vc
-            elif self._vc_first(port, vc, rival):
-                self.sa_bid[slot] = vc
-        if self.va_vcs:
+                self.sa_bid[slot] = vc.index
+            elif self._vc_first(port, vc.index, rival):
+                self.sa_bid[slot] = vc.index
+        if self.va_count:
             self._allocate_vcs(cycle)
             if cycle + 1 < wake_at:
                 wake_at = cycle + 1
@@ -147,30 +150,32 @@ class BookSimAllocator(SwitchAllocator):
                 wake_at = at
         return wake_at
 
-    def _vc_first(self, port, vc, rival) -> bool:
-        """Does `vc` come before `rival` (same port) in the port's round-robin order?"""
+    def _vc_first(self, port, vc: int, rival: int) -> bool:
+        """Does VC `vc` come before VC `rival` (indices at `port`) in the port's round-robin order?"""
         start, n = self.sa_vc[port.index], len(port.vcs)
-        return (vc.index - start) % n < (rival.index - start) % n
+        return (vc - start) % n < (rival - start) % n
 
     def _ask_vcs(self, vc, out, cycle: int) -> bool:
         """VA request: `vc` asks for every free downstream VC of its class at `out` (in packet
         fidelity with room for its packet); each asked VC keeps the asker first in its grant order.
         Returns False if there is none to ask for."""
-        room = vc.packets[0].nflits if self.whole_packets else 0
+        room = vc.front.nflits if self.whole_packets else 0
         base = self.out_base[out.index]
         inputs = self.input_vcs
-        first = len(self.va_asked)
+        first = count = self.va_count
         for v in range(vc.lo, vc.hi):
             if out.is_free(v, cycle) and (not room or out.usable(v, cycle + out.lookahead) >= room):
                 g = base + v
-                self.va_asked.append(g)
+                self.va_asked[count] = g
+                count += 1
                 best = self.va_granted[g]
                 if best < 0 or (vc.rank - self.va_grant[g]) % inputs < (best - self.va_grant[g]) % inputs:
                     self.va_granted[g] = vc.rank
-        if len(self.va_asked) == first:
+        if count == first:
             return False
+        self.va_until[len(self.va_vcs)] = count
         self.va_vcs.append(vc)
-        self.va_until.append(len(self.va_asked))
+        self.va_count = count
         return True
 
     def _allocate_vcs(self, cycle: int) -> None:
@@ -191,11 +196,10 @@ class BookSimAllocator(SwitchAllocator):
             first = until
             if best >= 0:
                 self._take(vc, best, cycle)
-        for g in asked:
-            granted[g] = -1
-        asked.clear()
+        for i in range(self.va_count):
+            granted[asked[i]] = -1
+        self.va_count = 0
         self.va_vcs.clear()
-        self.va_until.clear()
 
     def _take(self, vc, g: int, cycle: int) -> None:
         """`vc` accepts downstream VC `g` (global index)."""
@@ -216,7 +220,7 @@ class BookSimAllocator(SwitchAllocator):
         for port in self.sa_ports:  # every output grants the asking port first in its turn
             p = port.index
             for o in range(outs):
-                if bid[p * outs + o] is not None:
+                if bid[p * outs + o] >= 0:
                     askers[o] += 1
                     best = granted[o]
                     start = self.sa_grant[o]
@@ -227,7 +231,7 @@ class BookSimAllocator(SwitchAllocator):
             start = self.sa_accept[p]
             won, alone = -1, 0
             for o in range(outs):
-                if bid[p * outs + o] is not None:
+                if bid[p * outs + o] >= 0:
                     if askers[o] > 1:
                         wake_at = cycle + 1  # the ports that lose bid again
                     else:
@@ -241,14 +245,14 @@ class BookSimAllocator(SwitchAllocator):
             # packet fidelity: room left for the ports that bid for this output now, and for this
             # port's bids for outputs nobody else asked for (both win in the next cycles)
             share = max(askers[won], 1 + alone - (1 if askers[won] == 1 else 0))
-            at = self._cross(port, self.router.outputs[won], bid[p * outs + won], cycle, share)
+            at = self._cross(port, self.router.outputs[won], port.vcs[bid[p * outs + won]], cycle, share)
             if at < wake_at:
                 wake_at = at
         for port in self.sa_ports:
             p = port.index
             self.sa_outs[p] = 0
             for o in range(outs):
-                bid[p * outs + o] = None
+                bid[p * outs + o] = -1
                 askers[o] = 0
                 granted[o] = -1
         self.sa_ports.clear()

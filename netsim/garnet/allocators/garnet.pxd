@@ -11,14 +11,16 @@ cdef long long NEVER
 
 
 cdef class GarnetAllocator(SwitchAllocator):
-    cdef public list next_vc, next_port
+    cdef public long long[::1] next_vc, next_port, pick_out_vc, bid_by, bid_port
     cdef public long long ports
-    cdef public list picking, picked, pick_out_vc, wanted, bidding, bid_by, bid_port
+    cdef public list picking, picked, wanted, bidding
 
-    @cython.locals(occupied=dict, wake_at="long long", next_vc=list, whole=bint, picked=list, pick_out_vc=list,
+    @cython.locals(occupied=list, wake_at="long long", next_vc="long long[::1]", whole=bint, picked=list,
+                   pick_out_vc="long long[::1]",
                    vc=VirtualChannel, ready=CycleQueue, best=VirtualChannel, port=InputUnit, at="long long",
                    p="long long", distance="long long", out=OutputUnit, out_vc="long long", room="long long",
-                   picking=list, next_port=list, ports="long long", bid_by=list, bid_port=list, bidding=list,
+                   picking=list, next_port="long long[::1]", ports="long long", bid_by="long long[::1]",
+                   bid_port="long long[::1]", bidding=list,
                    o="long long", rival="long long", best_distance="long long")
     cpdef long long allocate(self, long long cycle)
     @cython.locals(count="long long", out=OutputUnit)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netsim.garnet.allocators.base import SwitchAllocator
+from netsim.garnet.allocators.base import SwitchAllocator, counts
 from netsim.garnet.clock import NEVER
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
@@ -30,17 +30,17 @@ class GarnetAllocator(SwitchAllocator):
 
     def __init__(self, router: Router, routing, whole_packets: bool, batch: bool):
         super().__init__(router, routing, whole_packets, batch)
-        self.next_vc = [0] * len(router.inputs)  # SA-I: per input port, where its VC search starts
-        self.next_port = [0] * len(router.outputs)  # SA-II: per output, where its port search starts
+        self.next_vc = counts(len(router.inputs))  # SA-I: per input port, where its VC search starts
+        self.next_port = counts(len(router.outputs))  # SA-II: per output, where its port search starts
         self.ports = len(router.inputs)
         # This cycle's SA-I picks and SA-II bids, emptied by the cycle that makes them:
         self.picking = []  # the input ports that picked a VC, in the order of their first pick
         self.picked = [None] * len(router.inputs)  # per input port: its VC picked so far
-        self.pick_out_vc = [0] * len(router.inputs)  # its downstream VC (-1 - the VC chosen, for a head)
+        self.pick_out_vc = counts(len(router.inputs))  # its downstream VC (-1 - the VC chosen, for a head)
         self.wanted = [[] for _ in router.inputs]  # packet fidelity: per input port, the outputs its bidding VCs want
         self.bidding = []  # the outputs bid for, in the order of their first bid
-        self.bid_by = [0] * len(router.outputs)  # per output: input ports that bid for it
-        self.bid_port = [0] * len(router.outputs)  # per output: the bidding port first in turn
+        self.bid_by = counts(len(router.outputs))  # per output: input ports that bid for it
+        self.bid_port = counts(len(router.outputs))  # per output: the bidding port first in turn
 
     def signature(self) -> tuple:
         return tuple(self.next_vc), tuple(self.next_port)
@@ -50,8 +50,7 @@ class GarnetAllocator(SwitchAllocator):
         when woken)."""
         occupied = self.router.occupied
         if len(occupied) == 1:  # the usual case at low load: nothing to arbitrate
-            for vc in occupied:
-                return self._lone(vc, cycle)
+            return self._lone(occupied[0], cycle)
         wake_at = NEVER
         next_vc, whole = self.next_vc, self.whole_packets
         picked, pick_out_vc = self.picked, self.pick_out_vc
@@ -86,7 +85,7 @@ class GarnetAllocator(SwitchAllocator):
                 continue
             out_vc = vc.out_vc
             if out_vc < 0:  # a head: needs a free downstream VC with room for it
-                room = vc.packets[0].nflits if whole else 1
+                room = vc.front.nflits if whole else 1
                 out_vc = out.select_vc(vc.lo, vc.hi, cycle, room)
                 if out_vc < 0:
                     out.wait(cycle)
@@ -171,7 +170,7 @@ class GarnetAllocator(SwitchAllocator):
             return at
         out_vc = vc.out_vc
         if out_vc < 0:
-            room = vc.packets[0].nflits if self.whole_packets else 1
+            room = vc.front.nflits if self.whole_packets else 1
             out_vc = out.select_vc(vc.lo, vc.hi, cycle, room)
             if out_vc < 0:
                 out.wait(cycle)
