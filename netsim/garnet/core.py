@@ -20,7 +20,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 SOURCE_TREE = (PACKAGE.parents[1] / "setup.py").exists()  # a checkout (editable install), not an installed copy
 # The compiled modules (setup.py reads this list): the packet backend's per-cycle and per-flit path.
-CORE = ("cycle_queue", "clock", "packet", "crossbar", "input_unit", "output_unit", "router", "nic", "allocators.base",
+CORE = ("cycle_queue", "departures", "clock", "packet", "crossbar", "input_unit", "output_unit", "router", "nic", "allocators.base",
         "allocators.garnet", "allocators.booksim")
 FORCE_PURE = "NETSIM_PURE_CORE"
 

@@ -6,6 +6,7 @@ from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
+from netsim.garnet.departures cimport Departures, evenly, listed
 
 cdef long long PRUNE_AT
 
@@ -19,15 +20,15 @@ cdef class Slots:
     cpdef bint free(self, long long cycle)
     cpdef long long next_free(self, long long cycle)
     @cython.locals(taken=set, end="long long")
-    cpdef void take(self, object cycles, long long now)
+    cpdef void take(self, Departures cycles, long long now)
 
 
 @cython.locals(link=Slots, crossbar=Slots, step="long long", held="long long", pending=CycleQueue, cycles=list,
                at="long long", k="long long")
-cpdef object shared_departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc,
+cpdef Departures shared_departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc,
                                InputUnit port, long long share)
 @cython.locals(spacing="long long", last="long long", held="long long", pending=CycleQueue, cycles=list,
                depart="long long", at="long long", k="long long")
-cpdef object departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc)
+cpdef Departures departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc)
 @cython.locals(packet=Packet, head=bint, tail=bint)
-cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, object leaving)
+cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, Departures leaving)

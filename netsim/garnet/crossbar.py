@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from netsim.garnet.clock import shifted
+from netsim.garnet.departures import Departures, evenly, listed
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
@@ -57,26 +58,26 @@ class Slots:
             cycle += 1
         return cycle
 
-    def take(self, cycles: range | list[int], now: int) -> None:
-        """A packet's flits take `cycles` (increasing), decided at cycle `now`: no flit decided from
-        now on starts before it, so cycles taken that far back are dropped."""
+    def take(self, cycles: Departures, now: int) -> None:
+        """A packet's flits take `cycles`, decided at cycle `now`: no flit decided from now on
+        starts before it, so cycles taken that far back are dropped."""
         taken = self.taken
         if self.clear_from <= now:  # every cycle taken so far is past (the usual case)
             if taken:
                 taken.clear()
-            if type(cycles) is range:
-                self.run = cycles
+            if cycles.cycles is None:
+                self.run = cycles.as_range()
             else:
                 self.run = EMPTY
-                taken.update(cycles)
+                taken.update(cycles.cycles)
         else:
             if self.run:
                 taken.update(self.run)
                 self.run = EMPTY
             if len(taken) > PRUNE_AT:
                 taken.difference_update([t for t in taken if t + self.width <= now])
-            taken.update(cycles)
-        end = cycles[-1] + self.width
+            taken.update(cycles.to_list())
+        end = cycles.last + self.width
         if end > self.clear_from:
             self.clear_from = end
 
@@ -89,7 +90,7 @@ class Slots:
         self.clear_from += span
 
 
-def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> range | list[int]:
+def shared_departures(ready, first: int, count: int, out, out_vc: int, port, share: int) -> Departures:
     """Departures of a whole packet granted at `first` (packet fidelity) while `share` packets bid
     for its crossbar input or output: a flit at most every `share` slots of the link, each in a
     cycle free on both, once ready (`ready`: the ready cycles) and its credit is back (all on
@@ -111,10 +112,10 @@ def shared_departures(ready, first: int, count: int, out, out_vc: int, port, sha
             at += 1
         cycles.append(at)
         at += step
-    return cycles
+    return listed(cycles)
 
 
-def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[int]:
+def departures(ready, first: int, count: int, out, out_vc: int) -> Departures:
     """Cycles at which `count` flits leave through `out` into downstream VC `out_vc` if the first
     leaves at `first`: one every `cpf` cycles (the link's cycles per flit), later only where a flit
     is not ready yet (`ready`: their ready cycles, or None if all are) or its credit is not back
@@ -126,7 +127,7 @@ def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[
     if spacing == 1 and (ready is None or ready.at(count - 1) <= last) and (held >= count or pending.at(count - held - 1) <= last):
         # back to back (the usual case): flits arrive and credits return at least a cycle apart, so
         # if the last is in time, each one is
-        return range(first, last + 1)
+        return evenly(first, count, 1)
     cycles = []
     depart = first
     for k in range(count):
@@ -137,16 +138,16 @@ def departures(ready, first: int, count: int, out, out_vc: int) -> range | list[
             depart = at
         cycles.append(depart)
         depart += spacing
-    return cycles
+    return listed(cycles)
 
 
-def traverse(router: Router, vc: VirtualChannel, out: OutputUnit, leaving: range | list[int]) -> bool:
+def traverse(router: Router, vc: VirtualChannel, out: OutputUnit, leaving: Departures) -> bool:
     """The next flits of `vc`'s front packet leave through `out` at the cycles `leaving`; returns
     True if the packet's tail was among them."""
     packet = vc.front
     head = vc.sent == 0
-    tail = vc.sent + len(leaving) == packet.nflits
+    tail = vc.sent + leaving.count == packet.nflits
     out.send(packet, vc.out_vc, leaving, head, tail)
     vc.port.send_flits(vc, leaving)
-    router.moved(leaving[-1])
+    router.moved(leaving.last)
     return tail

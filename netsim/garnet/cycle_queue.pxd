@@ -1,6 +1,7 @@
 # Types of cycle_queue.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
 cimport cython
+from netsim.garnet.departures cimport Departures
 
 
 cdef class CycleQueue:
@@ -11,8 +12,8 @@ cdef class CycleQueue:
     cpdef long long back(self)
     cpdef long long at(self, long long k)
     cpdef void push(self, long long cycle)
-    @cython.locals(cycle="long long", stop="long long", step="long long")
-    cpdef void push_shifted(self, object cycles, long long delay)
+    @cython.locals(k="long long")
+    cpdef void push_shifted(self, Departures departures, long long delay)
     @cython.locals(cycle="long long")
     cpdef long long pop(self)
     cpdef void drop(self, long long n)

@@ -11,6 +11,10 @@ build checks no bounds (the directive above, a comment to Python)."""
 from __future__ import annotations
 
 from array import array
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (types only)
+    from netsim.garnet.departures import Departures
 
 
 class CycleQueue:
@@ -64,16 +68,10 @@ class CycleQueue:
         self.buf[(self.head + self.count) & self.mask] = cycle
         self.count += 1
 
-    def push_shifted(self, cycles, delay: int) -> None:
-        """Append every one of `cycles` (increasing: a range or a list) `delay` later."""
-        if type(cycles) is range:  # (a run of flits: no Python int per cycle)
-            cycle, stop, step = cycles.start + delay, cycles.stop + delay, cycles.step
-            while cycle < stop:
-                self.push(cycle)
-                cycle += step
-        else:
-            for cycle in cycles:
-                self.push(cycle + delay)
+    def push_shifted(self, departures: Departures, delay: int) -> None:
+        """Append every one of the cycles of `departures` `delay` later."""
+        for k in range(departures.count):
+            self.push(departures.at(k) + delay)
 
     def pop(self) -> int:
         """Remove and return the front cycle (the queue must not be empty)."""

@@ -6,6 +6,7 @@ from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
+from netsim.garnet.departures cimport Departures
 
 cdef long long NEVER
 
@@ -37,6 +38,6 @@ cdef class InputUnit:
     @cython.locals(at="long long")
     cpdef long long next_free(self, long long cycle)
     @cython.locals(ready=CycleQueue)
-    cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, object departures, long long delay)
+    cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, Departures departures, long long delay)
     @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
-    cpdef bint send_flits(self, VirtualChannel vc, object departures)
+    cpdef bint send_flits(self, VirtualChannel vc, Departures departures)

@@ -110,8 +110,8 @@ class InputUnit:
         return sum(vc.residency for vc in self.vcs)
 
     def receive(self, vc: VirtualChannel, packet, head: bool, departures, delay: int) -> None:
-        """Flits of `packet` enter `vc`, sent by the upstream output unit at `departures` (a range
-        or a list), each ready here `delay` cycles later. A head that finds the VC empty makes it
+        """Flits of `packet` enter `vc`, sent by the upstream output unit at `departures`, each
+        ready here `delay` cycles later. A head that finds the VC empty makes it
         occupied: the router is told."""
         ready = vc.ready
         ready.push_shifted(departures, delay)
@@ -125,18 +125,17 @@ class InputUnit:
             vc.peak = ready.count
 
     def send_flits(self, vc: VirtualChannel, departures) -> bool:
-        """Flits leave the front of `vc` at `departures` (increasing cycles: a range or a list);
-        their credits go back upstream. Returns True if that was the front packet's tail (the VC
-        moves to its next packet, or becomes empty)."""
+        """Flits leave the front of `vc` at `departures`; their credits go back upstream. Returns
+        True if that was the front packet's tail (the VC moves to its next packet, or becomes
+        empty)."""
         ready = vc.ready
-        count = len(departures)
+        count = departures.count
+        last = departures.last
         if count == 1:
-            last = departures[0]
             vc.residency += last - ready.pop() + self.stage
         else:
             waited = ready.pop_sum(count)
-            vc.residency += sum(departures) - waited + count * self.stage
-            last = departures[-1]
+            vc.residency += departures.total() - waited + count * self.stage
         self.upstream.credits_back(vc.index, departures, self.credit_delay)
         if self.slots is None and last >= self.busy_until:  # (packets sharing the input take `slots`)
             self.busy_until = last + 1

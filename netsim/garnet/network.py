@@ -446,7 +446,7 @@ class GarnetNetwork(Network):
                     continue  # the usual case; else look closer (a batch may hold future credits)
                 if not out.ejects:  # flits that leave here after this cycle (perhaps already
                     # passed on downstream in packet fidelity) do not count yet
-                    later = sum(1 for t in out.last_sent[vc] if t > cycle)
+                    later = sum(1 for t in out.last_sent[vc].to_list() if t > cycle)
                 else:
                     later = sum(1 for t in returning if t > cycle + out.eject_credit_delay)
                 usable = credits + sum(1 for t in returning if t <= cycle) + later
@@ -492,7 +492,7 @@ class GarnetNetwork(Network):
         now = self.env.now * self.clock.clock_ghz
         ahead = 0.0
         for departures in out.last_sent:
-            for t in reversed(departures):  # increasing: the latest last
+            for t in reversed(departures.to_list()):  # increasing: the latest last
                 if t + out.cpf <= now:
                     break
                 ahead += min(out.cpf, t + out.cpf - now)

@@ -5,6 +5,7 @@ from netsim.garnet.clock cimport Component, CycleClock
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Message, Packet
 from netsim.garnet cimport crossbar
+from netsim.garnet.departures cimport Departures, evenly
 
 cdef long long NEVER
 
@@ -21,7 +22,8 @@ cdef class Injector(Component):
 
     cpdef void submit(self, Message message)
     @cython.locals(packet=Packet, out=OutputUnit, message=Message, start="long long", nflits="long long",
-                   out_vc="long long", whole=bint, nvcs="long long", room="long long", tail=bint)
+                   out_vc="long long", whole=bint, nvcs="long long", room="long long", tail=bint,
+                   leaving=Departures)
     cpdef void step(self, long long cycle)
     @cython.locals(message=Message)
     cpdef void _finish(self, Packet packet, long long cycle)

@@ -17,6 +17,7 @@ from typing import Any
 
 from netsim.garnet.clock import NEVER, Component
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
+from netsim.garnet.departures import evenly
 from netsim.garnet.packet import Message, Packet
 
 
@@ -88,7 +89,7 @@ class Injector(Component):
             leaving = crossbar.departures(None, cycle, nflits, out, out_vc)
             out.send(packet, out_vc, leaving, True, True)
             self.flit = nflits
-            self.tail_at = leaving[-1]
+            self.tail_at = leaving.last
             if nflits == 1 or not (packet.last and packet.msg.handed_off is not None):
                 self._finish(packet, self.tail_at)  # nobody waits for the tail: move on already
             else:  # the message's sender is told when its last tail has left
@@ -105,7 +106,7 @@ class Injector(Component):
         if self.flit == 1:
             packet.injected = cycle
         tail = self.flit == nflits
-        out.send(packet, out_vc, range(cycle, cycle + 1), self.flit == 1, tail)
+        out.send(packet, out_vc, evenly(cycle, 1, out.cpf), self.flit == 1, tail)
         if tail:
             self._finish(packet, cycle)
         else:

@@ -7,6 +7,7 @@ from netsim.garnet.input_unit cimport InputUnit
 from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
+from netsim.garnet.departures cimport Departures
 
 cdef long long NEVER
 
@@ -22,7 +23,8 @@ cdef class OutputUnit:
     cdef public InputUnit dst_port
     cdef public list dst_vcs
     cdef public long long delay, depth
-    cdef public list credits, pending, in_use, tail_left, last_sent
+    cdef public long long[::1] credits, in_use, tail_left
+    cdef public list pending, last_sent
     cdef public bint release_on_sent
     cdef public long long next_vc
     cdef public bint waiting
@@ -38,7 +40,7 @@ cdef class OutputUnit:
     cpdef long long usable(self, long long vc, long long cycle)
     cpdef bint is_free(self, long long vc, long long cycle)
     @cython.locals(best="long long", best_credits="long long", span="long long", start="long long", k="long long",
-                   vc="long long", in_use=list, tail_left=list, depth="long long", on_sent=bint, by="long long",
+                   vc="long long", in_use="long long[::1]", tail_left="long long[::1]", depth="long long", on_sent=bint, by="long long",
                    credits="long long")
     cpdef long long select_vc(self, long long lo, long long hi, long long cycle, long long room)
     cpdef void claim(self, long long vc)
@@ -48,7 +50,7 @@ cdef class OutputUnit:
     cpdef long long credit_cycle(self, long long vc, long long cycle, long long count=*, long long unknown=*)
     cpdef void wait(self, long long cycle)
     @cython.locals(pending=CycleQueue)
-    cpdef void credits_back(self, long long vc, object departures, long long delay)
+    cpdef void credits_back(self, long long vc, Departures departures, long long delay)
     @cython.locals(count="long long", first="long long", last="long long", port=InputUnit, delay="long long",
                    pending=CycleQueue)
-    cpdef void send(self, Packet packet, long long vc, object departures, bint head, bint tail)
+    cpdef void send(self, Packet packet, long long vc, Departures departures, bint head, bint tail)

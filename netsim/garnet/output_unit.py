@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet.cycle_queue import CycleQueue
+from netsim.garnet.departures import NONE
+from netsim.garnet.tables import counts
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.clock import CycleClock
@@ -53,10 +55,10 @@ class OutputUnit:
         self.dst_vcs: list[VirtualChannel] = []
         self.delay = 0  # cycles from a flit's departure to its ready cycle downstream
         self.depth = 0  # flits per downstream VC
-        self.credits: list[int] = []
+        self.credits = counts(0)  # per VC: credits held (tables.py: typed in the compiled build)
         self.pending: list[CycleQueue] = []  # per VC: cycles from which returned credits may be used
-        self.in_use: list[bool] = []  # per VC: held by a packet whose tail has not left
-        self.tail_left: list[int] = []  # per VC: cycle its last packet's tail left
+        self.in_use = counts(0)  # per VC: 1 while held by a packet whose tail has not left
+        self.tail_left = counts(0)  # per VC: cycle its last packet's tail left
         self.release_on_sent = release_on_sent
         self.next_vc = 0  # where the round-robin search for a free VC starts
         self.waiting = False  # the owner waits for a credit or a VC: wake it when one comes back
@@ -105,11 +107,11 @@ class OutputUnit:
 
     def _make_vcs(self, vcs: int, depth: int) -> None:
         self.depth = depth
-        self.credits = [depth] * vcs
+        self.credits = counts(vcs, depth)
         self.pending = [CycleQueue(depth) for _ in range(vcs)]
-        self.in_use = [False] * vcs
-        self.tail_left = [-NEVER] * vcs
-        self.last_sent: list[Any] = [()] * vcs  # departures of the last flits sent into each VC (invariant checks)
+        self.in_use = counts(vcs)
+        self.tail_left = counts(vcs, -NEVER)
+        self.last_sent: list[Any] = [NONE] * vcs  # departures of the last flits sent into each VC (invariant checks)
 
     # ------------------------------------------------------------------ credits and VCs
     def absorb(self, vc: int, cycle: int) -> int:
@@ -170,7 +172,7 @@ class OutputUnit:
 
     def claim(self, vc: int) -> None:
         """A packet takes downstream `vc`."""
-        self.in_use[vc] = True
+        self.in_use[vc] = 1
         self.next_vc = vc + 1
 
     def free_cycle(self, lo: int, hi: int, cycle: int, room: int, unknown: int = NEVER) -> int:
@@ -212,20 +214,20 @@ class OutputUnit:
             self.stall_since = cycle
 
     def credits_back(self, vc: int, departures, delay: int) -> None:
-        """Flits that left downstream `vc` at `departures` (a range or a list) return their credits,
-        usable here `delay` cycles later (called by the downstream input unit)."""
+        """Flits that left downstream `vc` at `departures` return their credits, usable here
+        `delay` cycles later (called by the downstream input unit)."""
         pending = self.pending[vc]
         pending.push_shifted(departures, delay)
         if self.waiting:
             self.waiting = False
-            self.clock.wake(self.owner, departures[0] + delay - self.lookahead)
+            self.clock.wake(self.owner, departures.first + delay - self.lookahead)
 
     # ------------------------------------------------------------------ sending
     def send(self, packet, vc: int, departures, head: bool, tail: bool) -> None:
-        """Flits of `packet` leave on the link at `departures` (increasing, at least `cpf` apart) into
+        """Flits of `packet` leave on the link at `departures` (at least `cpf` apart) into
         downstream `vc`, whose credits the caller has checked."""
-        count = len(departures)
-        first, last = departures[0], departures[-1]
+        count = departures.count
+        first, last = departures.first, departures.last
         if self.slots is None:  # (packets sharing the link take their own `slots`)
             self.busy_until = last + self.cpf
         self.flits += count
@@ -247,7 +249,7 @@ class OutputUnit:
             port.receive(self.dst_vcs[vc], packet, head, departures, delay)
             self.clock.wake(self.dst_router, first + delay)
         if tail:
-            self.in_use[vc] = False
+            self.in_use[vc] = 0
             self.tail_left[vc] = last
             if self.release_on_sent and self.waiting:
                 self.waiting = False
@@ -264,7 +266,7 @@ class OutputUnit:
             credits.append(held + arrived)
             on_the_way.append(tuple([t - c for t in pending.to_list()[arrived:]]))
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
-                tuple(on_the_way), tuple(self.in_use),
+                tuple(on_the_way), tuple([bool(held) for held in self.in_use]),
                 tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
                 self.stall_since - c if self.stall_since >= 0 else None)
 
@@ -274,8 +276,9 @@ class OutputUnit:
             self.slots.shift(span)
         for pending in self.pending:
             pending.shift(span)
-        self.tail_left = [t + span for t in self.tail_left]
-        self.last_sent = [[t + span for t in sent] for sent in self.last_sent]
+        for vc in range(len(self.tail_left)):
+            self.tail_left[vc] += span
+        self.last_sent = [sent.shifted(span) for sent in self.last_sent]
         if self.stall_since >= 0:
             self.stall_since += span
 

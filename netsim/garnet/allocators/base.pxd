@@ -6,6 +6,7 @@ from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
+from netsim.garnet.departures cimport Departures, evenly
 
 cdef long long NEVER
 cdef long long BATCH_MAX_OCCUPIED
@@ -29,5 +30,5 @@ cdef class SwitchAllocator:
     cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)
     @cython.locals(packet=Packet, remaining="long long", cpf="long long", port=InputUnit, limit="long long",
                    other=VirtualChannel, at="long long", count="long long", out_vc="long long", held="long long",
-                   pending=CycleQueue, ready=CycleQueue, k="long long")
-    cpdef object leaving(self, VirtualChannel vc, OutputUnit out, long long first, long long now, long long share=*)
+                   pending=CycleQueue, ready=CycleQueue, k="long long", cycles=Departures)
+    cpdef Departures leaving(self, VirtualChannel vc, OutputUnit out, long long first, long long now, long long share=*)

@@ -21,11 +21,11 @@ round-robin pointers end where k single grants would leave them, so the results 
 
 from __future__ import annotations
 
-from array import array
 from typing import TYPE_CHECKING, ClassVar
 
 from netsim.garnet.clock import NEVER
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
+from netsim.garnet.departures import Departures, evenly
 from netsim.garnet.routing import table_output
 
 if TYPE_CHECKING:  # (types only)
@@ -119,7 +119,7 @@ class SwitchAllocator:
                 at = max(at, out.free_cycle(lo, hi, cycle, room, cycle + 1))
         return at
 
-    def leaving(self, vc: VirtualChannel, out: OutputUnit, first: int, now: int, share: int = 1) -> range | list[int]:
+    def leaving(self, vc: VirtualChannel, out: OutputUnit, first: int, now: int, share: int = 1) -> Departures:
         """The departures of the flits `vc` sends on its grant at cycle `first` (now, the cycle this
         router is stepped, or soon after it): in packet fidelity the whole packet, sharing its input
         and output with `share` packets in all (crossbar.py); else the batch of the module docstring
@@ -135,7 +135,7 @@ class SwitchAllocator:
             port.slots.take(cycles, now)
             return cycles
         if remaining == 1 or not self.batch or len(self.router.occupied) > BATCH_MAX_OCCUPIED:
-            return range(first, first + 1)  # (a busy router: contenders nearly always cut a batch short)
+            return evenly(first, 1, cpf)  # (a busy router: contenders nearly always cut a batch short)
         limit = now + self.horizon  # departures must come before any possible contender's bid
         port = vc.port
         for other in self.router.occupied:
@@ -144,7 +144,7 @@ class SwitchAllocator:
                 if at < limit:
                     limit = at
                     if limit <= first + cpf:
-                        return range(first, first + 1)
+                        return evenly(first, 1, cpf)
         ready = vc.ready
         count = min(remaining, ready.count, (limit - first - 1) // cpf + 1)
         out_vc = vc.out_vc
@@ -156,9 +156,4 @@ class SwitchAllocator:
             if ready.at(k) > at or held + pending.count_until(at) <= k:
                 break
             k += 1
-        return range(first, first + k * cpf, cpf)
-
-
-def counts(n: int, value: int = 0) -> array:
-    """`n` 64-bit integers, each `value`: an allocator's per-VC or per-port table."""
-    return array("q", [value]) * n
+        return evenly(first, k, cpf)

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from netsim.garnet.allocators.base import SwitchAllocator, counts
+from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
+from netsim.garnet.tables import counts
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
 

@@ -6,6 +6,7 @@ from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet cimport crossbar
+from netsim.garnet.departures cimport Departures
 
 cdef long long NEVER
 
@@ -30,6 +31,6 @@ cdef class GarnetAllocator(SwitchAllocator):
     @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
                    room="long long")
     cpdef long long _lone(self, VirtualChannel vc, long long cycle)
-    @cython.locals(port=InputUnit)
+    @cython.locals(port=InputUnit, leaving=Departures)
     cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,
                            long long at_port, long long at_output)

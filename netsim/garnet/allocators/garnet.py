@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from netsim.garnet.allocators.base import SwitchAllocator, counts
+from netsim.garnet.allocators.base import SwitchAllocator
 from netsim.garnet.clock import NEVER
+from netsim.garnet.tables import counts
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 
 if TYPE_CHECKING:  # (types only)

@@ -1,0 +1,21 @@
+# Types of departures.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+
+
+cdef class Departures:
+    cdef public long long first, last, count, spacing
+    cdef public list cycles
+
+    cpdef long long at(self, long long k)
+    cpdef long long total(self)
+    @cython.locals(k="long long")
+    cpdef list to_list(self)
+    cpdef Departures shifted(self, long long span)
+
+
+@cython.locals(departures=Departures)
+cpdef Departures evenly(long long first, long long count, long long spacing)
+@cython.locals(departures=Departures)
+cpdef Departures listed(list cycles)
+

@@ -1,0 +1,74 @@
+"""The cycles at which the flits of one grant leave a crossbar or a NIC onto a link ("departures"):
+`count` cycles from `first`, `spacing` apart (evenly: the usual case), or listed one by one where a
+flit held back by its credit, by its own arrival or by a shared link breaks the even spacing.
+
+An object with integer fields, where a `range` or a list would cost a Python int per look: the
+compiled core reads `first`, `last` and `count` as C integers and builds even ones without the
+constructor's argument parsing (`evenly`)."""
+
+from __future__ import annotations
+
+
+class Departures:
+    """Increasing cycles, one per flit (see the module docstring): build with `evenly` or `listed`."""
+
+    __slots__ = ("first", "last", "count", "spacing", "cycles")
+
+    def __init__(self):
+        self.first = self.last = 0
+        self.count = 0
+        self.spacing = 1  # between consecutive cycles (0 when listed)
+        self.cycles = None  # the cycles one by one when they are not even, else None
+
+    def at(self, k: int) -> int:
+        """The `k`-th cycle (0 <= k < count)."""
+        if self.cycles is None:
+            return self.first + k * self.spacing
+        return self.cycles[k]
+
+    def total(self) -> int:
+        """The sum of the cycles."""
+        if self.cycles is None:
+            return self.count * self.first + self.spacing * (self.count * (self.count - 1) // 2)
+        return sum(self.cycles)
+
+    def to_list(self) -> list[int]:
+        return [self.at(k) for k in range(self.count)]
+
+    def as_range(self) -> range:
+        """Even cycles as a range (packet fidelity's link and crossbar slots keep them so)."""
+        return range(self.first, self.last + 1, self.spacing)
+
+    def shifted(self, span: int) -> Departures:
+        """The same cycles `span` later (fast-forward)."""
+        if self.cycles is None:
+            return evenly(self.first + span, self.count, self.spacing)
+        return listed([cycle + span for cycle in self.cycles])
+
+    def __repr__(self) -> str:
+        return f"Departures({self.to_list()})"
+
+
+def evenly(first: int, count: int, spacing: int) -> Departures:
+    """`count` cycles from `first`, `spacing` apart."""
+    departures = Departures.__new__(Departures)
+    departures.first = first
+    departures.count = count
+    departures.spacing = spacing
+    departures.cycles = None
+    departures.last = first + (count - 1) * spacing
+    return departures
+
+
+def listed(cycles: list[int]) -> Departures:
+    """The increasing `cycles` (at least one)."""
+    departures = Departures.__new__(Departures)
+    departures.first = cycles[0]
+    departures.last = cycles[-1]
+    departures.count = len(cycles)
+    departures.spacing = 0
+    departures.cycles = cycles
+    return departures
+
+
+NONE = evenly(0, 0, 1)  # no cycles: what an output unit has sent into a VC before its first flit
