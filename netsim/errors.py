@@ -36,6 +36,11 @@ class DeadlockError(NetsimError):
     exit_code = 3
 
 
+class InvariantError(AssertionError):
+    """A flow-control invariant of the packet backend was broken: a bug in netsim, never the user's
+    fault (so not a NetsimError)."""
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -25,7 +25,7 @@ from netsim.budget import topology_within_budget
 from netsim.errors import ConfigError
 from netsim.garnet.clock import Component
 from netsim.garnet.network import GarnetNetwork
-from netsim.garnet.stats import PacketStats
+from netsim.garnet.packet_stats import PacketStats
 from netsim.saturation import Saturation, bracket, past_saturation
 from netsim.topology import Topology
 

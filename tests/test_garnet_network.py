@@ -222,18 +222,25 @@ def test_receiver_steps_for_a_tail_announced_while_it_was_due():
     from netsim.garnet.clock import CycleClock
     from netsim.garnet.nic import Receiver
     from netsim.garnet.packet import Message, Packet
+    from netsim.garnet.packet_stats import PacketStats
 
     class Recorder:
+        """What a receiver reads of its network, with a packet observer that records arrivals."""
+
         def __init__(self):
             self.clock = CycleClock(simpy.Environment(), 1.0)
             self.arrived = []
+            self.packets_in_network = 2
+            self.packet_stats = PacketStats()
+            self.fast_forward = None
+            self.check_invariants = False  # (the packets below were never cut from their messages)
 
-        def packet_arrived(self, packet, cycle):
+        def packet_observer(self, packet, cycle):
             self.arrived.append((packet.msg.tag, cycle))
 
     def tail(tag: str) -> Packet:
         """A one-flit packet whose message is tagged `tag`."""
-        return Packet(Message(0, 1, (), tag, 16, 16, 0, 0, None, None), 1, 16, {}, True)
+        return Packet(Message(0, 1, ({}, 0, 0, None), tag, 16, 16, 0, 0, None, None), 1, 16, {}, True)
 
     network = Recorder()
     receiver = Receiver(network)

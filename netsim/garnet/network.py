@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Hashable
 import simpy
 
 from netsim.api import Network
-from netsim.errors import ConfigError
+from netsim.errors import ConfigError, InvariantError
 from netsim.garnet import core, deadlock
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
@@ -52,19 +52,16 @@ from netsim.garnet.fastforward import FastForward
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.output_unit import OutputUnit
-from netsim.garnet.packet import Message, Packet
+from netsim.garnet.packet import Message
+from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
 from netsim.garnet.router import Router
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
-from netsim.garnet.stats import PacketStats, link_extra, nic_frame, vc_frame
+from netsim.garnet.stats import link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-class InvariantError(AssertionError):
-    """A flow-control invariant was broken: a bug in the backend, never the user's fault."""
 
 
 class GarnetNetwork(Network):
@@ -329,38 +326,6 @@ class GarnetNetwork(Network):
         route[3].submit(message)
         return message
 
-    def cut_packet(self, message: Message, cycle: int) -> Packet:
-        """The NIC takes the next packet of `message`."""
-        nbytes = min(message.unsent, message.packet_bytes)
-        message.unsent -= nbytes
-        message.packets_out += 1
-        route, _, _, injector = message.route
-        nflits = self.params.packet_flits(nbytes)
-        self.packets_in_network += 1
-        if not message.unsent:
-            self.traffic_changed()
-        elif self.fast_forward is not None:
-            self.fast_forward.cut(injector)
-        if self.routing.per_packet:
-            route = self.routing.packet_route(self, message)
-        return Packet(message, nflits, nbytes, route, message.unsent == 0)
-
-    def packet_arrived(self, packet: Packet, cycle: int) -> None:
-        """A tail flit reached its NIC: count the packet; complete its message if it was the last."""
-        self.packets_in_network -= 1
-        latency = self.packet_stats.add(packet, cycle)
-        if self.fast_forward is not None:
-            self.fast_forward.arrived(latency)
-        if self.packet_observer is not None:
-            self.packet_observer(packet, cycle)
-        message = packet.msg
-        message.packets_out -= 1
-        if self.check_invariants and message.packets_out < 0:
-            raise InvariantError(f"message {message.src}->{message.dst} tag {message.tag}: packet arrived twice")
-        if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
-            self.traffic_changed()
-            message.on_delivered(message)
-
     def traffic_changed(self) -> None:
         """Something happened that is not part of a steady state (fastforward.py): forget its probes."""
         if self.fast_forward is not None:
@@ -481,22 +446,11 @@ class GarnetNetwork(Network):
         where building link_stats() takes a millisecond): what time series sampling reads."""
         ns = self.clock.ns
         units = self.link_units
-        return [o.bytes for o in units], [ns(o.flits * o.cpf - self._busy_ahead(o)) for o in units]
-
-    def _busy_ahead(self, out: OutputUnit) -> float:
-        """Cycles of `out`'s counted busy time that lie after the simulated time now: a flit is counted
-        when sent, but a step may send flits that leave in later cycles, and the clock may have run
-        cycles past simpy's time (only the last flits sent into each VC can leave later, as
-        check_flow_control assumes); without this a sampling interval could hold more busy time
-        than it lasts."""
+        # a flit is counted when sent, but a step may send flits that leave in later cycles, and the
+        # clock may have run cycles past simpy's time: without that part a sampling interval could
+        # hold more busy time than it lasts
         now = self.env.now * self.clock.clock_ghz
-        ahead = 0.0
-        for departures in out.last_sent:
-            for t in reversed(departures.to_list()):  # increasing: the latest last
-                if t + out.cpf <= now:
-                    break
-                ahead += min(out.cpf, t + out.cpf - now)
-        return ahead
+        return [o.bytes for o in units], [ns(o.flits * o.cpf - o.busy_after(now)) for o in units]
 
     def link_stats(self) -> pd.DataFrame:
         link_bytes, busy_ns = self.link_counters()

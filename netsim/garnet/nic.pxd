@@ -4,6 +4,7 @@ cimport cython
 from netsim.garnet.clock cimport Component, CycleClock
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Message, Packet
+from netsim.garnet.packet_stats cimport PacketStats
 from netsim.garnet cimport crossbar
 from netsim.garnet.departures cimport Departures, evenly
 
@@ -18,13 +19,16 @@ cdef class Injector(Component):
     cdef public long long flit, out_vc
     cdef public OutputUnit out
     cdef public bint whole_packets, batch
-    cdef public long long tail_at
+    cdef public long long tail_at, flit_bytes
+    cdef public bint per_packet
 
     cpdef void submit(self, Message message)
     @cython.locals(packet=Packet, out=OutputUnit, message=Message, start="long long", nflits="long long",
                    out_vc="long long", whole=bint, nvcs="long long", room="long long", tail=bint,
                    leaving=Departures)
     cpdef void step(self, long long cycle)
+    @cython.locals(nbytes="long long")
+    cpdef Packet cut(self, Message message)
     @cython.locals(message=Message)
     cpdef void _finish(self, Packet packet, long long cycle)
     cpdef void _wake(self, long long cycle)
@@ -38,3 +42,5 @@ cdef class Receiver(Component):
     cpdef void arrive(self, Packet packet, long long cycle)
     @cython.locals(packet=Packet)
     cpdef void step(self, long long cycle)
+    @cython.locals(stats=PacketStats, latency="long long", message=Message)
+    cpdef void _arrived(self, Packet packet, long long cycle)

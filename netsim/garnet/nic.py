@@ -1,6 +1,6 @@
 """Network interface of an NPU, one object per port: an `Injector` per injection port (packetize,
-one flit per cycle under credits) and a `Receiver` per ejection port (count arriving tails,
-complete messages). An NPU has one of each per router link or one of each in all
+one flit per cycle under credits) and a `Receiver` per ejection port (count arriving tails in the
+network's packet statistics, complete messages). An NPU has one of each per router link or one of each in all
 (`garnet.nic_ports`; GarnetNetwork picks a message's ports by its route's first and last link).
 
 An injection link into the NPU's router and an ejection link out of it take one cycle and carry
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from netsim.errors import InvariantError
 from netsim.garnet.clock import NEVER, Component
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 from netsim.garnet.departures import evenly
@@ -26,7 +27,7 @@ class Injector(Component):
     (a packet whose credits are all there leaves in one step: the same timing)."""
 
     __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out",
-                 "whole_packets", "batch", "tail_at")
+                 "whole_packets", "batch", "tail_at", "flit_bytes", "per_packet")
 
     def __init__(self, network, batch: bool = True):
         super().__init__()
@@ -40,6 +41,8 @@ class Injector(Component):
         self.out: Any = None  # OutputUnit into the router's injection input port
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
+        self.flit_bytes = network.params.flit_bytes
+        self.per_packet = network.routing.per_packet  # the routing unit gives each packet a table of its own
 
     def submit(self, message: Message) -> None:
         self.queue.append(message)
@@ -63,7 +66,7 @@ class Injector(Component):
             if start > cycle:
                 self.clock.wake(self, start)
                 return
-            packet = self.network.cut_packet(message, cycle)
+            packet = self.cut(message)
             if not message.unsent:
                 self.queue.popleft()
             self.packet = packet
@@ -111,6 +114,20 @@ class Injector(Component):
             self._finish(packet, cycle)
         else:
             self.clock.wake(self, cycle + out.cpf)
+
+    def cut(self, message: Message) -> Packet:
+        """Packetize: the next packet of `message` (its packet size, or the bytes left)."""
+        network = self.network
+        nbytes = min(message.unsent, message.packet_bytes)
+        message.unsent -= nbytes
+        message.packets_out += 1
+        network.packets_in_network += 1
+        if not message.unsent:
+            network.traffic_changed()
+        elif network.fast_forward is not None:
+            network.fast_forward.cut(self)
+        route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
+        return Packet(message, -(-nbytes // self.flit_bytes), nbytes, route, message.unsent == 0)
 
     def _finish(self, packet: Packet, cycle: int) -> None:
         """The tail of `packet` leaves at `cycle`: the NIC moves on to the next packet."""
@@ -163,9 +180,27 @@ class Receiver(Component):
         arrivals = self.arrivals
         while arrivals and arrivals[0][0] <= cycle:
             _, packet = arrivals.popleft()
-            self.network.packet_arrived(packet, cycle)
+            self._arrived(packet, cycle)
         if arrivals:  # a tail announced while this step was already due: its wake-up was dropped
             self.clock.wake(self, arrivals[0][0])
+
+    def _arrived(self, packet: Packet, cycle: int) -> None:
+        """`packet`'s tail is here at `cycle`: count it; complete its message if it was the last."""
+        network = self.network
+        network.packets_in_network -= 1
+        stats = network.packet_stats
+        latency = stats.add(packet, cycle)
+        if network.fast_forward is not None:
+            network.fast_forward.arrived(latency)
+        if network.packet_observer is not None:
+            network.packet_observer(packet, cycle)
+        message = packet.msg
+        message.packets_out -= 1
+        if network.check_invariants and message.packets_out < 0:
+            raise InvariantError(f"message {message.src}->{message.dst} tag {message.tag}: packet arrived twice")
+        if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
+            network.traffic_changed()
+            message.on_delivered(message)
 
     def signature(self, c: int, name) -> tuple:
         return tuple((t - c, name(p)) for t, p in self.arrivals), _relative(self.next_wake, c)

@@ -54,3 +54,5 @@ cdef class OutputUnit:
     @cython.locals(count="long long", first="long long", last="long long", port=InputUnit, delay="long long",
                    pending=CycleQueue)
     cpdef void send(self, Packet packet, long long vc, Departures departures, bint head, bint tail)
+    @cython.locals(ahead=double, cpf="long long", departures=Departures, k="long long", t="long long")
+    cpdef double busy_after(self, double now)

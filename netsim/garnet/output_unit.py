@@ -255,6 +255,20 @@ class OutputUnit:
                 self.waiting = False
                 self.clock.wake(self.owner, last + 1)
 
+    def busy_after(self, now: float) -> float:
+        """Cycles of this link's counted busy time (flits x cycles per flit) that lie after cycle
+        `now` (only the last flits sent into each VC can leave later, as
+        GarnetNetwork.check_flow_control assumes)."""
+        ahead = 0.0
+        cpf = self.cpf
+        for departures in self.last_sent:
+            for k in range(departures.count - 1, -1, -1):  # the latest first
+                t = departures.at(k)
+                if t + cpf <= now:
+                    break
+                ahead += min(cpf, t + cpf - now)
+        return ahead
+
     # ------------------------------------------------------------------ fast-forward
     def signature(self, c: int) -> tuple:
         """The unit's state relative to cycle `c`. Credits usable by `c` count as held whether or

@@ -1,0 +1,12 @@
+# Types of packet_stats.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.packet cimport Message, Packet
+
+
+cdef class PacketStats:
+    cdef public long long packets, flits, bytes, latency, network_latency, hops
+    cdef public object histogram
+
+    @cython.locals(message=Message, latency="long long")
+    cpdef long long add(self, Packet packet, long long cycle)

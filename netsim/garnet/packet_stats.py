@@ -1,0 +1,63 @@
+"""Packet statistics of a run: counts, latency sums and a latency histogram, aggregated as tails
+arrive (memory does not grow with packets sent). Counted per packet, so compiled with the core."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from netsim.garnet.routing import HOPS
+
+
+class PacketStats:
+    """Counts, latency sums and a latency histogram (cycles) of arrived packets."""
+
+    __slots__ = ("packets", "flits", "bytes", "latency", "network_latency", "hops", "histogram")
+
+    def __init__(self):
+        self.packets = 0
+        self.flits = 0
+        self.bytes = 0
+        self.latency = 0  # sum over packets: tail arrival - creation (source queueing + network)
+        self.network_latency = 0  # sum: tail arrival - head injection
+        self.hops = 0
+        self.histogram: Counter = Counter()  # packet latency -> packets
+
+    def add(self, packet, cycle: int) -> int:
+        """Count `packet`, arrived at `cycle`; returns its latency."""
+        message = packet.msg
+        latency = cycle - message.created
+        self.packets += 1
+        self.flits += packet.nflits
+        self.bytes += packet.nbytes
+        self.latency += latency
+        self.network_latency += cycle - packet.injected
+        self.hops += packet.route.get(HOPS, message.route[1])  # router-to-router links (a packet's own route's)
+        self.histogram[latency] += 1
+        return latency
+
+    def summary(self) -> dict:
+        n = self.packets or 1
+        return {
+            "packets": self.packets,
+            "flits": self.flits,
+            "bytes": self.bytes,
+            "avg_packet_latency_cycles": self.latency / n,
+            "p99_packet_latency_cycles": percentile(self.histogram, 0.99),
+            "avg_network_latency_cycles": self.network_latency / n,
+            "avg_source_queueing_cycles": (self.latency - self.network_latency) / n,
+            "avg_hops": self.hops / n,
+        }
+
+
+def percentile(histogram: Counter, q: float) -> float:
+    """The smallest value at or below which a fraction `q` of the samples lie (0 if none)."""
+    total = sum(histogram.values())
+    if not total:
+        return 0.0
+    threshold = q * total
+    seen = 0
+    for value in sorted(histogram):
+        seen += histogram[value]
+        if seen >= threshold:
+            return float(value)
+    return float(max(histogram))
