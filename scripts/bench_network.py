@@ -24,8 +24,9 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              (8x8 torus at 0.01, 0.1 and 0.3, 16x16 at 0.15; 4 VCs, 4-flit buffers and packets,
              1-cycle links, 4-stage router, BookSim's router model and conventions): BookSim2 runs
              first in its latency mode, netsim then simulates as many cycles; runs alternate,
-             --repeats each, medians; simulated cycles and flit hops per CPU second of both. Needs `--booksim PATH` (a BookSim2 binary), else it prints the
-             figures measured earlier on this machine kind.
+             --repeats each, medians; simulated cycles and flit hops per CPU second of both. Needs
+             `--booksim PATH` (a BookSim2 binary), else it prints the figures measured earlier on
+             this machine kind.
 
     python scripts/bench_network.py [--only SCENARIO] [--cycles 20000] [--size 1GiB] [--profile]
                                     [--booksim PATH] [--repeats 3]

@@ -249,19 +249,24 @@ class GarnetNetwork(Network):
             injector, eject = self._nic_of[src]
             return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector
         path = topo.route(src, dst, ties)
-        link_ids = [topo.link(u, v).id for u, v in zip(path, path[1:])]
+        link = topo.link
+        link_ids = [link(u, v).id for u, v in zip(path, path[1:])]
         injector = self._injector_of[link_ids[0]]
         eject = self._eject_of[link_ids[-1]]
         hops = self._hop_entries
-        inner = [(u, link_id, vc_class) for u, link_id, vc_class
-                 in zip(path, link_ids, self.routing.hop_classes(link_ids)) if hops[link_id] is not None]
-        table = {u: hops[link_id][vc_class] for u, link_id, vc_class in inner}
+        table = {}
+        inner = 0  # router-to-router hops
+        for u, link_id, vc_class in zip(path, link_ids, self.routing.hop_classes(link_ids)):
+            entries = hops[link_id]
+            if entries is not None:
+                table[u] = entries[vc_class]
+                inner += 1
         table[eject.owner.node] = (eject, 0, len(eject.credits))
-        dims = frozenset(self._link_dims[link_id] for link_id in link_ids)
+        dims = frozenset(map(self._link_dims.__getitem__, link_ids))
         nic_cycles = self._nic_cycles.get(dims)
         if nic_cycles is None:
             nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
-        return table, len(inner), nic_cycles, injector
+        return table, inner, nic_cycles, injector
 
     def hop_entry(self, link_id: int, index: int, count: int) -> tuple:
         """The route entry of a hop over router-to-router link `link_id` in VC class `index` of `count`."""

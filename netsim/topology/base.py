@@ -91,11 +91,14 @@ class Topology:
         if expected != npus:
             raise ValueError(f"dimension sizes multiply to {expected}, not {npus} NPUs")
         self.links: list[Link] = []
+        self._link_of: dict[tuple[int, int], Link] = {}  # (u, v) -> link: `link()` reads it for every
+        # hop of every route built (networkx's edge view took 1 us a lookup)
         for index, (u, v) in enumerate(sorted(graph.edges())):
             data = graph.edges[u, v]
             data["id"] = index
-            self.links.append(Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1),
-                                   self._link_kind(u, v)))
+            link = Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1), self._link_kind(u, v))
+            self.links.append(link)
+            self._link_of[u, v] = link
         self._routes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._paths: dict[tuple[int, int], tuple] = {}
 
@@ -112,7 +115,8 @@ class Topology:
         return f"{name[self.is_switch(u)]}-{name[self.is_switch(v)]}"
 
     def link(self, u: int, v: int) -> Link:
-        return self.links[self.graph.edges[u, v]["id"]]
+        """The link from node `u` to node `v` (KeyError if there is none)."""
+        return self._link_of[u, v]
 
     def coords(self, npu: int) -> tuple[int, ...]:
         """Per-dimension coordinates of an NPU; dimension 0 varies fastest (ASTRA-sim's order)."""
