@@ -9,10 +9,10 @@ nothing tuned per row:
 - fat-tree: the 4-ary 3-tree, 1-cycle links, any VC on every hop; `nca` as up ports drawn at
   random per packet (`up_ports = "random"`), `anca` as `adaptive` (the up port with the most free
   credits; BookSim picks the better of two random ones);
-- dragonfly: p = 2, a = 4, h = 2, 10-cycle local and 100-cycle global links; `min` as
+- dragonfly: p = k, a = 2k, h = k (k = 2: 72 nodes), 10-cycle local and 100-cycle global links; `min` as
   `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the
   global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal` as `ugal`
-  (3 classes, one VC each; through an intermediate group where BookSim goes to a router of it);
+  (BookSim's rule: through the intermediate node's router, its 3 phases one VC each);
 - mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor`, `min_adapt` as
   `adaptive` (direction classes instead of BookSim's escape VC), `romm`, `valiant` and `xy_yx` as
   the units of those names. (`min_adapt_torus` is not modelled: netsim offers no torus adaptive.)
@@ -20,7 +20,8 @@ nothing tuned per row:
 Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; tests/test_booksim_topologies.py
 checks it within 2%), and the saturation throughput: the load accepted when offered 1.0
 flits/node/cycle, against BookSim's (`overload_accepted`, its steady state at offered 1.0; within
-10%). The saturation runs take minutes, so this script prints them rather than the test suite.
+10%; tests/test_booksim_topologies.py checks both on every row). A `randperm` row runs with seed 0, whose permutation is
+BookSim's (`perm_seed = 0`); every other row with seed 1.
 
     python scripts/booksim_topologies.py [--zero-load-only] [--only TEXT]
 """
@@ -50,8 +51,7 @@ PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "rando
 LINK = {"bandwidth": "16GB/s", "latency": "1ns"}  # one 16-byte flit per 1 GHz cycle, 1-cycle links
 TOPOLOGY = {
     "fattree": {"kind": "fat-tree", "levels": 3, "radix": 4, "up_ports": "random", **LINK},
-    "dragonflynew": {"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "local_latency": "10ns",
-                     "global_latency": "100ns", **LINK},
+    "dragonflynew": {"kind": "dragonfly", "local_latency": "10ns", "global_latency": "100ns", **LINK},  # + its shape
     "mesh": {"kind": "mesh", "dims": [8, 8], **LINK},
 }
 NIC_PORTS = {"mesh": "single"}  # BookSim's one injection and one ejection channel per node
@@ -80,12 +80,17 @@ def netsim_network(row):
         garnet["dim"] = {"0": {"vcs": ROUTER_PORT_VCS[routing]}}
     if row.topology in NIC_PORTS:
         garnet["nic_ports"] = NIC_PORTS[row.topology]
-    table = {"topology": TOPOLOGY[row.topology], "backend": "garnet", "garnet": garnet}
+    topology = TOPOLOGY[row.topology]
+    if row.topology == "dragonflynew":
+        k = int(row.k)  # BookSim's dragonflynew of k: p = k NPUs and h = k global links a router, a = 2k routers a group
+        topology = {**topology, "p": k, "a": 2 * k, "h": k}
+    table = {"topology": topology, "backend": "garnet", "garnet": garnet}
     return parse_network_table(table, Source("booksim-topologies"), row.config_id)
 
 
 def synth(row, rate: float, cycles: int) -> dict:
-    return run_synth(netsim_network(row), PATTERNS[row.traffic], rate, int(row.packet_size_flits), cycles, 1,
+    seed = 0 if row.traffic == "randperm" else 1  # BookSim's randperm is netsim's random-permutation of seed 0
+    return run_synth(netsim_network(row), PATTERNS[row.traffic], rate, int(row.packet_size_flits), cycles, seed,
                      warmup_cycles=cycles // 4, include_source=True, injection_delay=1)
 
 
