@@ -1,7 +1,7 @@
-"""Agreement with BookSim2 on its fat-tree, dragonfly and mesh (tests/data/booksim2/booksim2-topologies*.csv):
-the rows whose routing netsim models (`MODELLED`: BookSim's routing function -> its topology and
-netsim's routing unit), each run in netsim with one model setting per topology and routing,
-nothing tuned per row:
+"""Agreement with BookSim2 on its fat-tree, dragonfly, torus and mesh
+(tests/data/booksim2/booksim2-topologies*.csv): the rows whose routing netsim models (`MODELLED`:
+BookSim's routing function -> its topology and netsim's routing unit), each run in netsim with one
+model setting per topology and routing, nothing tuned per row:
 
 - all: BookSim's router (`garnet.allocator = "booksim"`, a 4-cycle pipeline), 16-byte flits at
   1 GHz, the row's VCs, buffer depth, packet size and VC release (`wait_for_tail_credit`), BookSim's
@@ -9,19 +9,20 @@ nothing tuned per row:
 - fat-tree: the 4-ary 3-tree, 1-cycle links, any VC on every hop; `nca` as up ports drawn at
   random per packet (`up_ports = "random"`), `anca` as `adaptive` (the up port with the most free
   credits; BookSim picks the better of two random ones);
-- dragonfly: p = k, a = 2k, h = k (k = 2: 72 nodes), 10-cycle local and 100-cycle global links; `min` as
-  `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the
-  global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal` as `ugal`
-  (BookSim's rule: through the intermediate node's router, its 3 phases one VC each);
-- mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor`, `min_adapt` as
-  `adaptive` (direction classes instead of BookSim's escape VC), `romm`, `valiant` and `xy_yx` as
-  the units of those names. (`min_adapt_torus` is not modelled: netsim offers no torus adaptive.)
+- dragonfly: p = k, a = 2k, h = k (k = 2: 72 nodes), 10-cycle local and 100-cycle global links;
+  `min` as `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0
+  before the global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal`
+  as `ugal` (BookSim's rule: through the intermediate node's router, its 3 phases one VC each);
+- torus and mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor-booksim` (torus)
+  and `dor` (mesh), `min_adapt` as `adaptive` (BookSim's escape and adaptive VCs and route set),
+  `romm`, `valiant` and `xy_yx` as the units of those names.
+Traffic: BookSim's `randperm` is netsim's `random-permutation` of seed 0 (BookSim's `perm_seed =
+0`), so those rows run with seed 0, every other row with seed 1; `bitcomp` is `bit-complement`.
 
-Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; tests/test_booksim_topologies.py
-checks it within 2%), and the saturation throughput: the load accepted when offered 1.0
-flits/node/cycle, against BookSim's (`overload_accepted`, its steady state at offered 1.0; within
-10%; tests/test_booksim_topologies.py checks both on every row). A `randperm` row runs with seed 0, whose permutation is
-BookSim's (`perm_seed = 0`); every other row with seed 1.
+Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; within 2%), and the
+saturation throughput: the load accepted when offered 1.0 flits/node/cycle, against BookSim's
+(`overload_accepted`, its steady state at offered 1.0; within 10%); tests/test_booksim_topologies.py
+checks both on every row.
 
     python scripts/booksim_topologies.py [--zero-load-only] [--only TEXT]
 """
@@ -43,23 +44,25 @@ SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")
 # BookSim routing function -> (its topology, netsim's routing unit)
 MODELLED = {"nca_fattree": ("fattree", "dor"), "anca_fattree": ("fattree", "adaptive"),
             "min_dragonflynew": ("dragonflynew", "dragonfly-min"), "ugal_dragonflynew": ("dragonflynew", "ugal"),
+            "dim_order_torus": ("torus", "dor-booksim"), "min_adapt_torus": ("torus", "adaptive"),
             "dim_order_mesh": ("mesh", "dor"), "min_adapt_mesh": ("mesh", "adaptive"), "romm_mesh": ("mesh", "romm"),
             "valiant_mesh": ("mesh", "valiant"), "xy_yx_mesh": ("mesh", "xy-yx")}
 PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation",
-            "transpose": "transpose"}
+            "transpose": "transpose", "bitcomp": "bit-complement", "tornado": "tornado"}
 
 LINK = {"bandwidth": "16GB/s", "latency": "1ns"}  # one 16-byte flit per 1 GHz cycle, 1-cycle links
 TOPOLOGY = {
     "fattree": {"kind": "fat-tree", "levels": 3, "radix": 4, "up_ports": "random", **LINK},
     "dragonflynew": {"kind": "dragonfly", "local_latency": "10ns", "global_latency": "100ns", **LINK},  # + its shape
+    "torus": {"kind": "torus", "dims": [8, 8], **LINK},
     "mesh": {"kind": "mesh", "dims": [8, 8], **LINK},
 }
-NIC_PORTS = {"mesh": "single"}  # BookSim's one injection and one ejection channel per node
+NIC_PORTS = {"torus": "single", "mesh": "single"}  # BookSim's one injection and one ejection channel per node
 ROUTER_PORT_VCS = {"dragonfly-min": 2}  # VCs a routing function uses between routers, where fewer than num_vcs
 # measured cycles at the T0 rate; a mesh's rows include permutations, whose mean path length is a
 # sample of which sources happened to inject (+-0.1 hop, 1.5% of T0, over 20000 cycles)
-ZERO_LOAD_CYCLES = {"fattree": 20000, "dragonflynew": 20000, "mesh": 80000}
-OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000, "mesh": 1500}  # measured cycles at offered 1.0
+ZERO_LOAD_CYCLES = {"fattree": 20000, "dragonflynew": 20000, "torus": 80000, "mesh": 80000}
+OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000, "torus": 1500, "mesh": 1500}  # measured cycles at 1.0
 
 
 def modelled_rows() -> pd.DataFrame:
@@ -82,7 +85,7 @@ def netsim_network(row):
         garnet["nic_ports"] = NIC_PORTS[row.topology]
     topology = TOPOLOGY[row.topology]
     if row.topology == "dragonflynew":
-        k = int(row.k)  # BookSim's dragonflynew of k: p = k NPUs and h = k global links a router, a = 2k routers a group
+        k = int(row.k)  # BookSim's dragonflynew of k: p = k NPUs, h = k global links a router, a = 2k routers a group
         topology = {**topology, "p": k, "a": 2 * k, "h": k}
     table = {"topology": topology, "backend": "garnet", "garnet": garnet}
     return parse_network_table(table, Source("booksim-topologies"), row.config_id)

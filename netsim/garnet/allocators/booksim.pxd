@@ -19,14 +19,16 @@ cdef class BookSimAllocator(SwitchAllocator):
                    outs="long long", slot="long long", rival=VirtualChannel)
     cpdef long long allocate(self, long long cycle)
     cpdef bint _vc_first(self, InputUnit port, VirtualChannel vc, VirtualChannel rival)
-    @cython.locals(room="long long", base="long long", inputs="long long", first="long long", v="long long",
-                   g="long long", best="long long")
-    cpdef bint _ask_vcs(self, VirtualChannel vc, OutputUnit out, long long cycle)
+    @cython.locals(room="long long", first="long long", out=OutputUnit, lo="long long", hi="long long")
+    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle)
+    @cython.locals(base="long long", inputs="long long", v="long long", g="long long", best="long long")
+    cpdef void _ask_output(self, VirtualChannel vc, OutputUnit out, long long lo, long long hi, long long cycle,
+                           long long room)
     @cython.locals(asked=list, granted=list, outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
                    g="long long")
     cpdef void _allocate_vcs(self, long long cycle)
-    @cython.locals(out=OutputUnit)
+    @cython.locals(out=OutputUnit, out_vc="long long", option=OutputUnit, lo="long long", hi="long long")
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
     @cython.locals(ports="long long", outs="long long", bid=list, askers=list, granted=list, wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
