@@ -1,7 +1,8 @@
 """Agreement with BookSim2 on its fat-tree (`nca`, `anca`), dragonfly (`min`, `ugal`), torus
 (`min_adapt`) and mesh (`dim_order`, `min_adapt`, `romm`, `valiant`, `xy_yx`): zero-load latency
 within 2% and saturation throughput within 10% on every shared row (seconds each, the fat-tree's
-about 10, the dragonfly's about 20; scripts/booksim_topologies.py prints them), with the one model
+about 10, the dragonfly's, past BookSim's 30000 cycles of warm-up, about 20;
+scripts/booksim_topologies.py prints them), with the one model
 setting per topology and routing of that script (BookSim's router model,
 `garnet.allocator = "booksim"`, on every row)."""
 
