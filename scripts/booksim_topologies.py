@@ -45,6 +45,7 @@ SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")
 MODELLED = {"nca_fattree": ("fattree", "dor"), "anca_fattree": ("fattree", "adaptive"),
             "min_dragonflynew": ("dragonflynew", "dragonfly-min"), "ugal_dragonflynew": ("dragonflynew", "ugal"),
             "dim_order_torus": ("torus", "dor-booksim"), "min_adapt_torus": ("torus", "adaptive"),
+            "valiant_torus": ("torus", "valiant"),
             "dim_order_mesh": ("mesh", "dor"), "min_adapt_mesh": ("mesh", "adaptive"), "romm_mesh": ("mesh", "romm"),
             "valiant_mesh": ("mesh", "valiant"), "xy_yx_mesh": ("mesh", "xy-yx")}
 PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation",
