@@ -1,7 +1,7 @@
-"""Agreement with BookSim2 on its fat-tree, dragonfly and mesh (tests/data/booksim2/booksim2-topologies*.csv):
-the rows whose routing netsim models (`MODELLED`: BookSim's routing function -> its topology and
-netsim's routing unit), each run in netsim with one model setting per topology and routing,
-nothing tuned per row:
+"""Agreement with BookSim2 on its fat-tree, dragonfly, torus and mesh
+(tests/data/booksim2/booksim2-topologies*.csv): the rows whose routing netsim models (`MODELLED`:
+BookSim's routing function -> its topology and netsim's routing unit), each run in netsim with one
+model setting per topology and routing, nothing tuned per row:
 
 - all: BookSim's router (`garnet.allocator = "booksim"`, a 4-cycle pipeline), 16-byte flits at
   1 GHz, the row's VCs, buffer depth, packet size and VC release (`wait_for_tail_credit`), BookSim's
@@ -9,18 +9,20 @@ nothing tuned per row:
 - fat-tree: the 4-ary 3-tree, 1-cycle links, any VC on every hop; `nca` as up ports drawn at
   random per packet (`up_ports = "random"`), `anca` as `adaptive` (the up port with the most free
   credits; BookSim picks the better of two random ones);
-- dragonfly: p = 2, a = 4, h = 2, 10-cycle local and 100-cycle global links; `min` as
-  `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0 before the
-  global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal` as `ugal`
-  (3 classes, one VC each; through an intermediate group where BookSim goes to a router of it);
-- mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor`, `min_adapt` as
-  `adaptive` (direction classes instead of BookSim's escape VC), `romm`, `valiant` and `xy_yx` as
-  the units of those names. (`min_adapt_torus` is not modelled: netsim offers no torus adaptive.)
+- dragonfly: p = k, a = 2k, h = k (k = 2: 72 nodes), 10-cycle local and 100-cycle global links;
+  `min` as `dragonfly-min` with 2 VCs on the router-to-router ports (BookSim's `min` uses VC 0
+  before the global hop and VC 1 from it on, none other), the row's VC count at the NICs; `ugal`
+  as `ugal` (BookSim's rule: through the intermediate node's router, its 3 phases one VC each);
+- torus and mesh: 8x8, 1-cycle links, one NIC port per node; `dim_order` as `dor-booksim` (torus)
+  and `dor` (mesh), `min_adapt` as `adaptive` (BookSim's escape and adaptive VCs and route set),
+  `romm`, `valiant` and `xy_yx` as the units of those names.
+Traffic: BookSim's `randperm` is netsim's `random-permutation` of seed 0 (BookSim's `perm_seed =
+0`), so those rows run with seed 0, every other row with seed 1; `bitcomp` is `bit-complement`.
 
-Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; tests/test_booksim_topologies.py
-checks it within 2%), and the saturation throughput: the load accepted when offered 1.0
-flits/node/cycle, against BookSim's (`overload_accepted`, its steady state at offered 1.0; within
-10%). The saturation runs take minutes, so this script prints them rather than the test suite.
+Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; within 2%), and the
+saturation throughput: the load accepted when offered 1.0 flits/node/cycle, against BookSim's
+(`overload_accepted`, its steady state at offered 1.0; within 10%); tests/test_booksim_topologies.py
+checks both on every row.
 
     python scripts/booksim_topologies.py [--zero-load-only] [--only TEXT]
 """
@@ -42,24 +44,30 @@ SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")
 # BookSim routing function -> (its topology, netsim's routing unit)
 MODELLED = {"nca_fattree": ("fattree", "dor"), "anca_fattree": ("fattree", "adaptive"),
             "min_dragonflynew": ("dragonflynew", "dragonfly-min"), "ugal_dragonflynew": ("dragonflynew", "ugal"),
+            "dim_order_torus": ("torus", "dor-booksim"), "min_adapt_torus": ("torus", "adaptive"),
+            "valiant_torus": ("torus", "valiant"),
             "dim_order_mesh": ("mesh", "dor"), "min_adapt_mesh": ("mesh", "adaptive"), "romm_mesh": ("mesh", "romm"),
             "valiant_mesh": ("mesh", "valiant"), "xy_yx_mesh": ("mesh", "xy-yx")}
 PATTERNS = {"uniform": "uniform", "bad_dragon": "bad-dragon", "randperm": "random-permutation",
-            "transpose": "transpose"}
+            "transpose": "transpose", "bitcomp": "bit-complement", "tornado": "tornado"}
 
 LINK = {"bandwidth": "16GB/s", "latency": "1ns"}  # one 16-byte flit per 1 GHz cycle, 1-cycle links
 TOPOLOGY = {
     "fattree": {"kind": "fat-tree", "levels": 3, "radix": 4, "up_ports": "random", **LINK},
-    "dragonflynew": {"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "local_latency": "10ns",
-                     "global_latency": "100ns", **LINK},
+    "dragonflynew": {"kind": "dragonfly", "local_latency": "10ns", "global_latency": "100ns", **LINK},  # + its shape
+    "torus": {"kind": "torus", "dims": [8, 8], **LINK},
     "mesh": {"kind": "mesh", "dims": [8, 8], **LINK},
 }
-NIC_PORTS = {"mesh": "single"}  # BookSim's one injection and one ejection channel per node
+NIC_PORTS = {"torus": "single", "mesh": "single"}  # BookSim's one injection and one ejection channel per node
 ROUTER_PORT_VCS = {"dragonfly-min": 2}  # VCs a routing function uses between routers, where fewer than num_vcs
 # measured cycles at the T0 rate; a mesh's rows include permutations, whose mean path length is a
 # sample of which sources happened to inject (+-0.1 hop, 1.5% of T0, over 20000 cycles)
-ZERO_LOAD_CYCLES = {"fattree": 20000, "dragonflynew": 20000, "mesh": 80000}
-OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000, "mesh": 1500}  # measured cycles at offered 1.0
+ZERO_LOAD_CYCLES = {"fattree": 20000, "dragonflynew": 20000, "torus": 80000, "mesh": 80000}
+OVERLOAD_CYCLES = {"fattree": 1500, "dragonflynew": 10000, "torus": 1500, "mesh": 1500}  # measured cycles at 1.0
+# cycles of warm-up before them: a quarter as many, but on the dragonfly BookSim's own (warmup_periods 3 x its
+# sample_period 10000), as UGAL's queues settle slowly at offered 1.0 (k = 3 bad_dragon ugal: 0.0383 accepted
+# after 2500 cycles, 0.0334 after 30000; BookSim 0.0350)
+OVERLOAD_WARMUP = {"dragonflynew": 30000}
 
 
 def modelled_rows() -> pd.DataFrame:
@@ -80,13 +88,19 @@ def netsim_network(row):
         garnet["dim"] = {"0": {"vcs": ROUTER_PORT_VCS[routing]}}
     if row.topology in NIC_PORTS:
         garnet["nic_ports"] = NIC_PORTS[row.topology]
-    table = {"topology": TOPOLOGY[row.topology], "backend": "garnet", "garnet": garnet}
+    topology = TOPOLOGY[row.topology]
+    if row.topology == "dragonflynew":
+        k = int(row.k)  # BookSim's dragonflynew of k: p = k NPUs, h = k global links a router, a = 2k routers a group
+        topology = {**topology, "p": k, "a": 2 * k, "h": k}
+    table = {"topology": topology, "backend": "garnet", "garnet": garnet}
     return parse_network_table(table, Source("booksim-topologies"), row.config_id)
 
 
-def synth(row, rate: float, cycles: int) -> dict:
-    return run_synth(netsim_network(row), PATTERNS[row.traffic], rate, int(row.packet_size_flits), cycles, 1,
-                     warmup_cycles=cycles // 4, include_source=True, injection_delay=1)
+def synth(row, rate: float, cycles: int, warmup: int | None = None) -> dict:
+    """One netsim run of `row`'s network at `rate`: `cycles` measured after `warmup` (a quarter as many)."""
+    seed = 0 if row.traffic == "randperm" else 1  # BookSim's randperm is netsim's random-permutation of seed 0
+    return run_synth(netsim_network(row), PATTERNS[row.traffic], rate, int(row.packet_size_flits), cycles, seed,
+                     warmup_cycles=cycles // 4 if warmup is None else warmup, include_source=True, injection_delay=1)
 
 
 def zero_load_latency(row) -> float:
@@ -94,7 +108,7 @@ def zero_load_latency(row) -> float:
 
 
 def saturation_accepted(row) -> float:
-    return synth(row, 1.0, OVERLOAD_CYCLES[row.topology])["accepted_load"]
+    return synth(row, 1.0, OVERLOAD_CYCLES[row.topology], OVERLOAD_WARMUP.get(row.topology))["accepted_load"]
 
 
 def main(argv=None) -> int:

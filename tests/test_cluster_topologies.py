@@ -145,7 +145,7 @@ def test_dragonfly_routing_must_be_its_own():
     with pytest.raises(ConfigError, match="garnet.routing.*dragonfly-min or ugal on a dragonfly"):
         network_config(BOOKSIM_DRAGONFLY, routing="dor")
     ring = {"kind": "torus", "dims": [4], "bandwidth": "1GB/s", "latency": "1ns"}
-    with pytest.raises(ConfigError, match="garnet.routing.*dor, dor-booksim or valiant on a torus"):
+    with pytest.raises(ConfigError, match="garnet.routing.*dor, dor-booksim, adaptive or valiant on a torus"):
         network_config(ring, routing="dragonfly-min")
     with pytest.raises(ConfigError, match="routes a dragonfly, not a torus"):  # the unit itself refuses too
         ROUTING["dragonfly-min"](network_config(ring).build_topology(), seed=0)

@@ -19,9 +19,12 @@ cdef class VirtualChannel:
     cdef public Packet front
     cdef public long long sent
     cdef public OutputUnit out
-    cdef public long long lo, hi, out_vc, head_from, tail_left, peak, residency
+    cdef public long long lo, hi
+    cdef public object options
+    cdef public long long out_vc, head_from, tail_left, peak, residency
 
     cpdef void route_to(self, OutputUnit out, long long lo, long long hi)
+    cpdef void offer(self, tuple options)
     cpdef void grant(self, long long out_vc)
     cpdef void gate(self, long long cycle)
 

@@ -22,9 +22,11 @@ if TYPE_CHECKING:  # (types only)
 
 class VirtualChannel:
     """One VC buffer. Its front packet's route (`out`, VC range `lo`..`hi`) is filled in when the
-    head reaches the front and is routed; `out_vc` when a downstream VC is allocated to it."""
+    head reaches the front and is routed; `out_vc` when a downstream VC is allocated to it. A
+    routing unit with `choices` offers several routes (`options`): `out`..`hi` hold the first until
+    VC allocation takes one."""
 
-    __slots__ = ("port", "index", "rank", "ready", "packets", "front", "sent", "out", "lo", "hi", "out_vc",
+    __slots__ = ("port", "index", "rank", "ready", "packets", "front", "sent", "out", "lo", "hi", "options", "out_vc",
                  "head_from", "tail_left", "peak", "residency")
 
     def __init__(self, port: "InputUnit", index: int, depth: int):
@@ -38,6 +40,7 @@ class VirtualChannel:
         self.sent = 0  # flits of the front packet already sent on
         self.out: Any = None  # OutputUnit of the front packet (None: not routed yet)
         self.lo = self.hi = 0  # downstream VCs [lo, hi) its class may take
+        self.options: Any = None  # the route entries (output unit, lo, hi) it may take (None: only out)
         self.out_vc = -1  # downstream VC allocated to the front packet
         self.head_from = 0  # the allocator's own gate for the front head (a pipeline stage's cycle)
         self.tail_left = -NEVER  # cycle the last packet's tail left this VC
@@ -65,6 +68,12 @@ class VirtualChannel:
         self.out = out
         self.lo = lo
         self.hi = hi
+
+    def offer(self, options: tuple) -> None:
+        """Route computation done for the front packet with several route entries to choose from
+        at VC allocation (`route_to` the one taken)."""
+        self.options = options
+        self.out, self.lo, self.hi = options[0]
 
     def grant(self, out_vc: int) -> None:
         """Downstream VC `out_vc` is allocated to the front packet."""
@@ -147,6 +156,7 @@ class InputUnit:
         vc.front = vc.packets[0] if vc.packets else None
         vc.sent = 0
         vc.out = None
+        vc.options = None
         vc.out_vc = -1
         vc.tail_left = last
         if not vc.packets:

@@ -26,7 +26,8 @@ DIMENSION_ORDER = ("dor", "dor-booksim")
 MULTIPATH = ("dor", "ecmp", "spray", "adaptive")  # dor: the fabric's d-mod-k (or per-message random) paths
 
 TOPOLOGY_KINDS: dict[str, TopologyKind] = {
-    "torus": TopologyKind(TorusSpec, build_torus, lambda spec: math.prod(spec.dims), (*DIMENSION_ORDER, "valiant")),
+    "torus": TopologyKind(TorusSpec, build_torus, lambda spec: math.prod(spec.dims),
+                          (*DIMENSION_ORDER, "adaptive", "valiant")),
     "mesh": TopologyKind(TorusSpec, build_mesh, lambda spec: math.prod(spec.dims),
                          (*DIMENSION_ORDER, "adaptive", "valiant", "romm", "xy-yx")),
     "switch": TopologyKind(SwitchSpec, build_switch, lambda spec: spec.npus, DIMENSION_ORDER),

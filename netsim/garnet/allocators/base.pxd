@@ -16,13 +16,15 @@ cdef class SwitchAllocator:
     cdef public Router router
     cdef public long long node
     cdef public object routing
-    cdef public bint whole_packets, batch, by_table
+    cdef public bint whole_packets, batch, by_table, choices
     cdef public long long horizon
 
     cpdef long long allocate(self, long long cycle)
     @cython.locals(out=OutputUnit)
     cpdef OutputUnit route(self, VirtualChannel vc)
     cpdef tuple route_of(self, Packet packet)
+    @cython.locals(out=OutputUnit, lo="long long", hi="long long", at="long long")
+    cpdef long long wait_for_vc(self, VirtualChannel vc, long long cycle, long long room)
     @cython.locals(packet=Packet)
     cpdef bint wants(self, VirtualChannel vc, OutputUnit out)
     @cython.locals(port=InputUnit, ready=CycleQueue, at="long long", lo="long long", hi="long long", unknown="long long",

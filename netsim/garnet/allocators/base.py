@@ -17,6 +17,11 @@ not visible yet (heads still upstream) cannot bid before `horizon` cycles from n
 upstream in this very cycle arrives after its link and still crosses this router's pipeline. The
 round-robin pointers end where k single grants would leave them, so the results are the same
 (tests compare with `batch=False`).
+
+Route sets: a routing unit with `choices` (BookSim's adaptive routing functions) offers a head
+several route entries at route computation (`VirtualChannel.options`); each model's VC allocation
+takes one of them, whichever gets a downstream VC, at each attempt anew (`wait_for_vc` waits on
+them all), and the packet keeps it.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class SwitchAllocator:
         self.node = router.node
         self.routing = routing
         self.by_table = getattr(type(routing), "output", None) is table_output  # route by the message's table
+        self.choices = routing.choices  # route computation offers several entries (module docstring)
         self.whole_packets = whole_packets  # packet fidelity: packets move as units
         self.batch = batch and not whole_packets
         # no VC that is not visible now can bid before this many cycles from now
@@ -74,10 +80,27 @@ class SwitchAllocator:
         raise NotImplementedError
 
     def route(self, vc: VirtualChannel) -> OutputUnit:
-        """Route computation for `vc`'s front packet; returns its output unit."""
+        """Route computation for `vc`'s front packet; returns its output unit (the first it is
+        offered, for a unit with `choices`)."""
+        if self.choices:
+            vc.offer(self.routing.options(self.router, vc))
+            return vc.out
         out, lo, hi = self.route_of(vc.front)
         vc.route_to(out, lo, hi)
         return out
+
+    def wait_for_vc(self, vc: VirtualChannel, cycle: int, room: int) -> int:
+        """`vc`'s head found no free downstream VC with `room` credits (0: any) on its route, or on
+        any it is offered: wait on their outputs; returns the first cycle one may be free."""
+        options = vc.options
+        if options is None:
+            vc.out.wait(cycle)
+            return vc.out.free_cycle(vc.lo, vc.hi, cycle, room, NEVER)
+        at = NEVER
+        for out, lo, hi in options:
+            out.wait(cycle)
+            at = min(at, out.free_cycle(lo, hi, cycle, room, NEVER))
+        return at
 
     def route_of(self, packet: Packet) -> tuple:
         """The routing unit's (output unit, lowest VC, VC bound) for `packet` here (a table lookup

@@ -21,14 +21,17 @@ cdef class BookSimAllocator(SwitchAllocator):
     cpdef long long allocate(self, long long cycle)
     @cython.locals(start="long long", n="long long")
     cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival)
-    @cython.locals(room="long long", base="long long", inputs="long long", first="long long", count="long long",
-                   v="long long", g="long long", best="long long")
-    cpdef bint _ask_vcs(self, VirtualChannel vc, OutputUnit out, long long cycle)
+    @cython.locals(room="long long", first="long long", out=OutputUnit, lo="long long", hi="long long")
+    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle)
+    @cython.locals(base="long long", inputs="long long", v="long long", g="long long", best="long long",
+                   count="long long")
+    cpdef void _ask_output(self, VirtualChannel vc, OutputUnit out, long long lo, long long hi, long long cycle,
+                           long long room)
     @cython.locals(asked="long long[::1]", granted="long long[::1]", outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
                    g="long long")
     cpdef void _allocate_vcs(self, long long cycle)
-    @cython.locals(out=OutputUnit)
+    @cython.locals(out=OutputUnit, out_vc="long long", option=OutputUnit, lo="long long", hi="long long")
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
     @cython.locals(ports="long long", outs="long long", bid="long long[::1]", askers="long long[::1]",
                    granted="long long[::1]", wake_at="long long",

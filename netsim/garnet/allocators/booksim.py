@@ -10,8 +10,9 @@ VC bids for the switch in the next cycle. After a VC is freed, a waiting head th
 again: two cycles more than Garnet's model, which allocates the VC inside SA.
 
 - VA: every head in VA asks for every free downstream VC of its class (BookSim does not check
-  credits there); iSLIP with round-robin grant pointers per downstream VC (over input VCs) and
-  accept pointers per input VC (over downstream VCs).
+  credits there), on every route it is offered (a unit with `choices`: BookSim's route set);
+  iSLIP with round-robin grant pointers per downstream VC (over input VCs) and accept pointers
+  per input VC (over downstream VCs, of every output).
 - SA: per input port and output, the VC first in round-robin order from the VC after the port's
   last winner bids (if it holds a credit); iSLIP with grant pointers per output (over input ports)
   and accept pointers per input port (over outputs).
@@ -60,8 +61,9 @@ class BookSimAllocator(SwitchAllocator):
         # (kept from cycle to cycle, so that a cycle allocates nothing):
         self.va_vcs = []  # VA: the VCs that ask, in the router's order
         self.va_until = counts(self.input_vcs)  # per asking VC: the end of its requests in `va_asked`
-        most_vcs = max((len(out.credits) for out in outputs), default=0)
-        self.va_asked = counts(self.input_vcs * most_vcs)  # the downstream VCs asked for (global index), asker by asker
+        # the downstream VCs asked for (global index), asker by asker: each asks for a downstream VC
+        # at most once (the routes a unit offers take disjoint VCs)
+        self.va_asked = counts(self.input_vcs * len(self.out_vcs))
         self.va_count = 0  # requests in `va_asked`
         self.va_granted = counts(len(self.out_vcs), -1)  # per downstream VC: rank of the asker it grants (-1: none)
         self.outs = len(outputs)
@@ -113,9 +115,8 @@ class BookSimAllocator(SwitchAllocator):
                         wake_at = at
                     continue
             if vc.out_vc < 0:  # VA
-                if not self._ask_vcs(vc, out, cycle):
-                    out.wait(cycle)
-                    at = out.free_cycle(vc.lo, vc.hi, cycle, vc.front.nflits if self.whole_packets else 0, NEVER)
+                if not self._ask_vcs(vc, cycle):
+                    at = self.wait_for_vc(vc, cycle, vc.front.nflits if self.whole_packets else 0)
                     if at < wake_at:
                         wake_at = at
                 continue
@@ -156,15 +157,31 @@ class BookSimAllocator(SwitchAllocator):
         start, n = self.sa_vc[port.index], len(port.vcs)
         return (vc - start) % n < (rival - start) % n
 
-    def _ask_vcs(self, vc, out, cycle: int) -> bool:
-        """VA request: `vc` asks for every free downstream VC of its class at `out` (in packet
-        fidelity with room for its packet); each asked VC keeps the asker first in its grant order.
-        Returns False if there is none to ask for."""
+    def _ask_vcs(self, vc, cycle: int) -> bool:
+        """VA request: `vc` asks for every free downstream VC of its class at its output (in packet
+        fidelity with room for its packet), or of every route it is offered (BookSim's route set);
+        each asked VC keeps the asker first in its grant order. Returns False if there is none to
+        ask for."""
         room = vc.front.nflits if self.whole_packets else 0
+        first = self.va_count
+        options = vc.options
+        if options is None:
+            self._ask_output(vc, vc.out, vc.lo, vc.hi, cycle, room)
+        else:
+            for out, lo, hi in options:
+                self._ask_output(vc, out, lo, hi, cycle, room)
+        if self.va_count == first:
+            return False
+        self.va_until[len(self.va_vcs)] = self.va_count
+        self.va_vcs.append(vc)
+        return True
+
+    def _ask_output(self, vc, out, lo: int, hi: int, cycle: int, room: int) -> None:
+        """`vc` asks for the free downstream VCs in [lo, hi) of output `out` (see `_ask_vcs`)."""
         base = self.out_base[out.index]
         inputs = self.input_vcs
-        first = count = self.va_count
-        for v in range(vc.lo, vc.hi):
+        count = self.va_count
+        for v in range(lo, hi):
             if out.is_free(v, cycle) and (not room or out.usable(v, cycle + out.lookahead) >= room):
                 g = base + v
                 self.va_asked[count] = g
@@ -172,12 +189,7 @@ class BookSimAllocator(SwitchAllocator):
                 best = self.va_granted[g]
                 if best < 0 or (vc.rank - self.va_grant[g]) % inputs < (best - self.va_grant[g]) % inputs:
                     self.va_granted[g] = vc.rank
-        if count == first:
-            return False
-        self.va_until[len(self.va_vcs)] = count
-        self.va_vcs.append(vc)
         self.va_count = count
-        return True
 
     def _allocate_vcs(self, cycle: int) -> None:
         """VA by one iSLIP iteration over the requests `_ask_vcs` gathered this cycle (every asked
@@ -203,10 +215,15 @@ class BookSimAllocator(SwitchAllocator):
         self.va_vcs.clear()
 
     def _take(self, vc, g: int, cycle: int) -> None:
-        """`vc` accepts downstream VC `g` (global index)."""
+        """`vc` accepts downstream VC `g` (global index), and with it the route it is on."""
         self.va_grant[g] = (vc.rank + 1) % self.input_vcs
         self.va_accept[vc.rank] = (g + 1) % len(self.out_vcs)
         out, out_vc = self.out_vcs[g]
+        if vc.options is not None:
+            for option, lo, hi in vc.options:
+                if option is out and lo <= out_vc < hi:
+                    vc.route_to(out, lo, hi)
+                    break
         out.claim(out_vc)
         vc.grant(out_vc)
         vc.gate(cycle + 1)

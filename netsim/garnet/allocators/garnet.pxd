@@ -31,6 +31,9 @@ cdef class GarnetAllocator(SwitchAllocator):
     @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
                    room="long long")
     cpdef long long _lone(self, VirtualChannel vc, long long cycle)
+    @cython.locals(wake_at="long long", best="long long", most="long long", options=tuple, k="long long",
+                   out=OutputUnit, lo="long long", hi="long long", at="long long", free="long long", v="long long")
+    cpdef long long _choose(self, VirtualChannel vc, long long cycle, long long room)
     @cython.locals(port=InputUnit, leaving=Departures)
     cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,
                            long long at_port, long long at_output)

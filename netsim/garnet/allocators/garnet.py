@@ -7,7 +7,9 @@ computation, then switch allocation). Each cycle:
   tail) or finds a free downstream VC with room (a head: Garnet's `has_free_vc`);
 - SA-II: every output picks one of the input ports that chose it, round robin from the port after
   its last winner; a winning head takes its downstream VC now (`OutputUnit.select_vc`: the free VC
-  with the most credits, round robin among equals; Garnet takes the first idle one).
+  with the most credits, round robin among equals; Garnet takes the first idle one). A head
+  offered several routes (a routing unit with `choices`) takes, at each attempt, the one with a
+  free VC and the most free credits (`_choose`).
 So every input port gets an equal share of a contended output, however many VCs it keeps busy.
 """
 
@@ -79,6 +81,13 @@ class GarnetAllocator(SwitchAllocator):
             out = vc.out
             if out is None:
                 out = self.route(vc)
+            if vc.options is not None and vc.out_vc < 0:  # a head offered several routes
+                at = self._choose(vc, cycle, vc.front.nflits if whole else 1)
+                if at > cycle:
+                    if at < wake_at:
+                        wake_at = at
+                    continue
+                out = vc.out
             at = out.next_free(cycle)
             if at > cycle:
                 if at < wake_at:
@@ -166,6 +175,13 @@ class GarnetAllocator(SwitchAllocator):
         out = vc.out
         if out is None:
             out = self.route(vc)
+        if vc.options is not None and vc.out_vc < 0:  # a head offered several routes
+            at = port.next_free(max(ready.front(), vc.tail_left + 1, cycle))
+            if at <= cycle:
+                at = self._choose(vc, cycle, vc.front.nflits if self.whole_packets else 1)
+            if at > cycle:
+                return at
+            out = vc.out
         at = out.next_free(port.next_free(max(ready.front(), vc.tail_left + 1, cycle)))
         if at > cycle:
             return at
@@ -181,6 +197,36 @@ class GarnetAllocator(SwitchAllocator):
             out.wait(cycle)
             return out.credit_cycle(out_vc, cycle)
         return self._grant(vc, out, out_vc, cycle, 1, 1)
+
+    def _choose(self, vc: VirtualChannel, cycle: int, room: int) -> int:
+        """A head offered several routes (a routing unit with `choices`) takes, at this attempt,
+        the one whose output link is free and that has a free downstream VC with `room` credits,
+        with the most free credits over its VCs (the first in the unit's order among equals), and
+        returns `cycle`; if none has, it waits on them all and the first cycle one may is returned."""
+        best, most = -1, -1
+        options = vc.options
+        for k in range(len(options)):
+            out, lo, hi = options[k]
+            if out.next_free(cycle) <= cycle and out.select_vc(lo, hi, cycle, room) >= 0:
+                free = 0
+                for v in range(lo, hi):
+                    free += out.usable(v, cycle)
+                if free > most:
+                    best, most = k, free
+        if best >= 0:
+            out, lo, hi = options[best]
+            vc.route_to(out, lo, hi)
+            return cycle
+        wake_at = NEVER
+        for k in range(len(options)):
+            out, lo, hi = options[k]
+            at = out.next_free(cycle)
+            if at <= cycle:
+                out.wait(cycle)
+                at = out.free_cycle(lo, hi, cycle, room, NEVER)
+            if at < wake_at:
+                wake_at = at
+        return wake_at
 
     def _grant(self, vc: VirtualChannel, out: OutputUnit, out_vc: int, cycle: int, at_port: int, at_output: int) -> int:
         """`vc` wins `out` at `cycle` (a head with `out_vc` = -1 - the VC it chose): it crosses;

@@ -66,7 +66,9 @@ class RoutingUnit:
     (`packet_route`); `lookup`, route computation only reads the packet's table, so a router may
     ask it for any packet at any time (the allocators' batching does: else it is off); `periodic`,
     routes depend on nothing but the message and the network's state, so the fast-forward over
-    repeating states may run (a random draw per packet is not part of that state).
+    repeating states may run (a random draw per packet is not part of that state); `choices`, route
+    computation offers several route entries (`options`), of which the router's VC allocation
+    takes one (BookSim's route sets: allocators/base.py), instead of one (`output`).
     """
 
     name = ""
@@ -74,6 +76,7 @@ class RoutingUnit:
     per_packet = False
     lookup = True
     periodic = True
+    choices = False
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         if self.kinds and topology.kind not in self.kinds:
@@ -111,3 +114,8 @@ class RoutingUnit:
         raise NotImplementedError
 
     output = staticmethod(table_output)  # route computation: a lookup in the packet's table
+
+    def options(self, router, vc) -> tuple:
+        """Route computation of a unit with `choices` for the front packet of input VC `vc` at
+        `router`: the route entries it may take there, in the unit's order of preference."""
+        raise NotImplementedError
