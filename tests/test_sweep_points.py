@@ -83,7 +83,7 @@ def test_progress_counts_the_running_points_share(tmp_path):
 
 def test_the_view_moves_while_the_first_points_run(tmp_path):
     study_file = tmp_path / "slow.toml"
-    study_file.write_text(STUDY.format(size="4MiB"))  # points of seconds, on the compiled core too (1 MiB ran out
+    study_file.write_text(STUDY.format(size="16MiB"))  # points of seconds, on the compiled core too (4 MiB ran out
     # before a view refresh there)
     view = Recorder()
     view.period = 0.1
