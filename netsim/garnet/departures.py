@@ -12,13 +12,9 @@ from __future__ import annotations
 class Departures:
     """Increasing cycles, one per flit (see the module docstring): build with `evenly` or `listed`."""
 
+    # first, last: the first and last cycle; spacing: between consecutive cycles (0 when listed);
+    # cycles: the cycles one by one when they are not even, else None
     __slots__ = ("first", "last", "count", "spacing", "cycles")
-
-    def __init__(self):
-        self.first = self.last = 0
-        self.count = 0
-        self.spacing = 1  # between consecutive cycles (0 when listed)
-        self.cycles = None  # the cycles one by one when they are not even, else None
 
     def at(self, k: int) -> int:
         """The `k`-th cycle (0 <= k < count)."""

@@ -19,7 +19,7 @@ cdef class Injector(Component):
     cdef public long long flit, out_vc
     cdef public OutputUnit out
     cdef public bint whole_packets, batch
-    cdef public long long tail_at, flit_bytes
+    cdef public long long tail_at
     cdef public bint per_packet
 
     cpdef void submit(self, Message message)

@@ -27,7 +27,7 @@ class Injector(Component):
     (a packet whose credits are all there leaves in one step: the same timing)."""
 
     __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out",
-                 "whole_packets", "batch", "tail_at", "flit_bytes", "per_packet")
+                 "whole_packets", "batch", "tail_at", "per_packet")
 
     def __init__(self, network, batch: bool = True):
         super().__init__()
@@ -41,7 +41,6 @@ class Injector(Component):
         self.out: Any = None  # OutputUnit into the router's injection input port
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
-        self.flit_bytes = network.params.flit_bytes
         self.per_packet = network.routing.per_packet  # the routing unit gives each packet a table of its own
 
     def submit(self, message: Message) -> None:
@@ -127,7 +126,7 @@ class Injector(Component):
         elif network.fast_forward is not None:
             network.fast_forward.cut(self)
         route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
-        return Packet(message, -(-nbytes // self.flit_bytes), nbytes, route, message.unsent == 0)
+        return Packet(message, network.params.packet_flits(nbytes), nbytes, route, message.unsent == 0)
 
     def _finish(self, packet: Packet, cycle: int) -> None:
         """The tail of `packet` leaves at `cycle`: the NIC moves on to the next packet."""

@@ -51,6 +51,11 @@ def table_output(router, packet) -> tuple:
     return packet.route[router.node]
 
 
+def global_links(topology: Topology) -> list[bool]:
+    """Per link id: is it a dragonfly's global link (its builder's tier "global")?"""
+    return [topology.graph.edges[link.src, link.dst].get("tier") == "global" for link in topology.links]
+
+
 def free_credits(entry: tuple, cycle: int) -> int:
     """Credits of a route entry's VCs usable at `cycle`: how much room its output has downstream
     (read through the output unit's own `usable`, never its fields)."""

@@ -22,7 +22,7 @@ rule.
 from __future__ import annotations
 
 from netsim.errors import ConfigError
-from netsim.garnet.routing.base import ANY, HIGH, LOW, RoutingUnit
+from netsim.garnet.routing.base import ANY, HIGH, LOW, RoutingUnit, global_links
 from netsim.topology import Topology
 
 
@@ -122,8 +122,7 @@ class DragonflyMinimal(DimensionOrder):
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
         self.phases = dateline  # False: the test-only switch that lets every hop use any VC
-        self.global_links = [topology.graph.edges[link.src, link.dst].get("tier") == "global"
-                             for link in topology.links]
+        self.global_links = global_links(topology)
 
     def check_vcs(self, vcs_of_dim, dateline: bool) -> None:
         """The two classes need >= 2 VCs per router port; say so clearly."""

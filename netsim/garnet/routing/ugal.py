@@ -30,7 +30,7 @@ netsim's saturation runs (tests/test_multipath_routing.py, both router models) e
 
 from __future__ import annotations
 
-from netsim.garnet.routing.base import CHOOSE, HOPS, NEXT, RoutingUnit, follow, free_credits
+from netsim.garnet.routing.base import CHOOSE, HOPS, NEXT, RoutingUnit, follow, free_credits, global_links
 from netsim.topology import Topology
 
 THRESHOLD = 30  # flits: BookSim's bias towards the minimal route
@@ -49,8 +49,7 @@ class UGAL(RoutingUnit):
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
         self.wiring = topology.dragonfly
-        self.global_links = [topology.graph.edges[link.src, link.dst].get("tier") == "global"
-                             for link in topology.links]
+        self.global_links = global_links(topology)
         self.phases = dateline  # False: the test-only switch that lets every hop use any VC
         self._tables: dict[tuple, tuple] = {}
 
