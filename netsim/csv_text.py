@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 NEEDS_QUOTING = (",", '"', "\n", "\r")
@@ -41,6 +40,8 @@ def _plain(text: str) -> bool:
 
 def _column_text(column: pd.Series) -> np.ndarray | None:
     """Each cell's CSV text (an object array), or None when the column is not plain."""
+    import numpy as np  # (here, not at the top: an output folder is prepared before a run, numpy is for its reports)
+
     values = column.to_numpy()
     kind = values.dtype.kind
     if kind == "f" and values.dtype.itemsize == 8:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from netsim.units import format_time
 
@@ -21,7 +20,8 @@ if TYPE_CHECKING:
 
 def json_default(value):
     """Make numpy scalars, tuples and sets JSON-serialisable in summary.json."""
-    if isinstance(value, np.generic):
+    numpy = sys.modules.get("numpy")  # (a numpy scalar exists only once numpy is imported: not imported here)
+    if numpy is not None and isinstance(value, numpy.generic):
         return value.item()
     if isinstance(value, (set, frozenset)):
         return sorted(value)
@@ -115,7 +115,7 @@ def per_dimension_utilization(links: pd.DataFrame) -> pd.DataFrame:
         "mean_utilization": grouped["utilization"].mean(),
         "max_utilization": grouped["utilization"].max(),
     }).reset_index()
-    mean = frame["mean_utilization"].replace(0, np.nan)
+    mean = frame["mean_utilization"].replace(0, math.nan)
     frame["imbalance"] = (frame["max_utilization"] / mean).fillna(0.0)
     return frame
 

@@ -6,15 +6,17 @@ never on wall time. The interval starts small and doubles (dropping every other 
 and the cost of sampling stays a small, bounded share of the run. On a network with many links
 `keep` is lowered so the file stays under `ROW_BUDGET` rows (past 50,000 links `MIN_KEEP` samples
 take more): at 4096 NPUs a row per link and sample is what writing the reports costs most.
+Samples are held as Python arrays (8 bytes a value, as numpy's): numpy is imported by the reports,
+not at a run's start (scripts/bench_startup.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import numpy as np
+from array import array
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 TIMESERIES_COLUMNS = ("time_ns", "link_id", "bytes", "busy_time_ns")  # cumulative counters at time_ns
@@ -30,7 +32,7 @@ class LinkSampler:
         self.row_budget = row_budget
         self.interval = first_interval_ns
         self.next_at = 0.0
-        self.samples: list[tuple[float, np.ndarray, np.ndarray]] = []
+        self.samples: list[tuple[float, Sequence, Sequence]] = []  # (time, bytes, busy ns) per link
 
     def maybe_sample(self, network) -> None:
         """Sample if simulated time has reached the next boundary, or the next event would pass it
@@ -48,7 +50,7 @@ class LinkSampler:
         link_bytes, busy = network.link_counters()
         if not self.samples and len(link_bytes):  # the first: the network's size sets how many to keep
             self.keep = max(MIN_KEEP, min(self.keep, self.row_budget // (2 * len(link_bytes))))
-        self.samples.append((now, np.asarray(link_bytes), np.asarray(busy)))
+        self.samples.append((now, _packed(link_bytes), _packed(busy)))
         self.next_at = now + self.interval
         if len(self.samples) >= 2 * self.keep:
             self.samples = self.samples[::2]
@@ -58,6 +60,7 @@ class LinkSampler:
     def frame(self) -> pd.DataFrame:
         """Long format, one row per sample and link (samples in time order, links by id):
         TIMESERIES_COLUMNS."""
+        import numpy as np
         import pandas as pd
 
         if not self.samples:
@@ -67,6 +70,14 @@ class LinkSampler:
         return pd.DataFrame({
             "time_ns": np.repeat(np.asarray(times), links),
             "link_id": np.tile(np.arange(links, dtype=np.int64), len(times)),
-            "bytes": np.concatenate(link_bytes),
-            "busy_time_ns": np.concatenate(busy),
+            "bytes": np.concatenate([np.asarray(sample) for sample in link_bytes]),
+            "busy_time_ns": np.concatenate([np.asarray(sample) for sample in busy]),
         })
+
+
+def _packed(values: list | np.ndarray) -> Sequence:
+    """A sample's counters held as numpy.asarray would hold them (64-bit integers if every value is
+    an int, else 64-bit floats), without numpy; a backend's numpy array is kept as it is."""
+    if not isinstance(values, list):
+        return values
+    return array("q" if all(type(value) is int for value in values) else "d", values)

@@ -126,7 +126,7 @@ class GarnetNetwork(Network):
         release_on_sent = params.release_on_sent
         direct = topo.direct_terminals
         self.router_at: dict[int, Router] = {}
-        for node in sorted(topo.graph.nodes):
+        for node in sorted(topo.nodes):
             if not (direct and node < topo.npus):
                 self.router_at[node] = Router(clock, node, params.pipeline(node))
         self.routers = list(self.router_at.values())

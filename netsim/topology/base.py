@@ -1,9 +1,9 @@
 """The one `Topology` type every backend and the system layer share.
 
-A topology is a networkx DiGraph. Nodes 0..npus-1 are NPUs (in a direct network each NPU is
-also its own router); nodes npus.. are switches. Every directed edge is a link with
-`bandwidth` (GB/s = bytes/ns), `latency` (ns), `dim` (the logical dimension it serves, or -1)
-and an integer `id`. The dimension structure (which NPUs are peers along each dimension) is
+A topology is a directed graph (a builder's `LinkGraph`; `Topology.graph` gives it as a networkx
+DiGraph). Nodes 0..npus-1 are NPUs (in a direct network each NPU is also its own router); nodes
+npus.. are switches. Every directed edge is a link with `bandwidth` (GB/s = bytes/ns), `latency`
+(ns), `dim` (the logical dimension it serves, or -1) and an integer `id`. The dimension structure (which NPUs are peers along each dimension) is
 what the system layer builds its collectives on; `route()` gives the minimal path a message
 takes, which the analytical backend costs and the packet backend follows.
 
@@ -26,10 +26,13 @@ message by the same hash (`tie_breaker(seed, multipath=True)`), on every backend
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
-from typing import Callable, Sequence
+from functools import cached_property, reduce
+from typing import TYPE_CHECKING, Callable, Sequence
 
-import networkx as nx
+from netsim.topology.graph import LinkGraph
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -58,14 +61,14 @@ class Link:
 class Topology:
     """NPUs, switches, directed links, the dimension structure and the routing function."""
 
-    def __init__(self, name: str, kind: str, graph: nx.DiGraph, npus: int, dims: Sequence[Dimension],
+    def __init__(self, name: str, kind: str, graph: LinkGraph, npus: int, dims: Sequence[Dimension],
                  router: Callable[["Topology", int, int], list[int]], bisection_bandwidth: float, diameter: int,
                  switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = (),
                  direct_terminals: bool = False, choice_bits: Callable[[int, int], int] | None = None,
                  path_bits: Callable[[int, int], int] | None = None):
         self.name = name
         self.kind = kind
-        self.graph = graph
+        self._built = graph  # as the builder made it (`graph` is it as a networkx DiGraph)
         self.npus = npus
         self.dims = tuple(dims)
         self.dim_sizes = tuple(d.size for d in self.dims)
@@ -93,7 +96,7 @@ class Topology:
         self.links: list[Link] = []
         self._link_of: dict[tuple[int, int], Link] = {}  # (u, v) -> link: `link()` reads it for every
         # hop of every route built (networkx's edge view took 1 us a lookup)
-        for index, (u, v) in enumerate(sorted(graph.edges())):
+        for index, (u, v) in enumerate(sorted(graph.edges)):
             data = graph.edges[u, v]
             data["id"] = index
             link = Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1), self._link_kind(u, v))
@@ -103,9 +106,24 @@ class Topology:
         self._paths: dict[tuple[int, int], tuple] = {}
 
     # ---------------------------------------------------------------- structure
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The nodes and links as a networkx DiGraph (each link's data with its `id`), built on first use."""
+        return self._built.to_networkx()
+
+    @property
+    def nodes(self) -> list[int]:
+        """Every node, NPUs and switches, in the order the builder added them."""
+        return list(self._built.nodes)
+
     @property
     def switches(self) -> list[int]:
-        return [n for n in self.graph.nodes if n >= self.npus]
+        return [n for n in self._built.nodes if n >= self.npus]
+
+    def tier(self, link: Link) -> str:
+        """The tier the builder gave a link (a dragonfly's "local" or "global", a rail cluster's
+        "rail"...), else its kind ("npu-switch"...)."""
+        return self._built.edges[link.src, link.dst].get("tier", link.kind)
 
     def is_switch(self, node: int) -> bool:
         return node >= self.npus
@@ -210,7 +228,7 @@ class Topology:
         local and global links), bandwidth and latency: where a fabric's links differ."""
         counts: dict[tuple, int] = {}
         for link in self.links:
-            key = (self.graph.edges[link.src, link.dst].get("tier", link.kind), link.bandwidth, link.latency)
+            key = (self.tier(link), link.bandwidth, link.latency)
             counts[key] = counts.get(key, 0) + 1
         return [f"{count} {kind} ({bandwidth:g} GB/s, {latency:g} ns)"
                 for (kind, bandwidth, latency), count in sorted(counts.items())]
@@ -246,7 +264,7 @@ def npu_of(coords: Sequence[int], sizes: Sequence[int]) -> int:
     return npu
 
 
-def add_link_pair(graph: nx.DiGraph, u: int, v: int, bandwidth: float, latency: float, dim: int, **extra) -> None:
+def add_link_pair(graph: LinkGraph, u: int, v: int, bandwidth: float, latency: float, dim: int, **extra) -> None:
     """Add the two directed links of a bidirectional connection (`extra`: more edge data, e.g. `tier`)."""
     graph.add_edge(u, v, bandwidth=bandwidth, latency=latency, dim=dim, **extra)
     graph.add_edge(v, u, bandwidth=bandwidth, latency=latency, dim=dim, **extra)

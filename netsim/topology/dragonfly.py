@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import networkx as nx
-
 from netsim.config import positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair
+from netsim.topology.graph import LinkGraph
 from netsim.units import parse_link_bandwidth, parse_time
 
 
@@ -94,7 +93,7 @@ def build_dragonfly(spec: DragonflySpec, name: str) -> Topology:
     global_bw = spec.global_bandwidth or spec.bandwidth
     local_lat = spec.local_latency or spec.latency
     global_lat = spec.global_latency or spec.latency
-    graph = nx.DiGraph()
+    graph = LinkGraph()
     graph.add_nodes_from(range(npus))
 
     for npu in range(npus):

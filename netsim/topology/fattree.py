@@ -26,10 +26,9 @@ import math
 from dataclasses import dataclass
 from functools import partial
 
-import networkx as nx
-
 from netsim.config import choice, list_of, non_negative_int, positive_float, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair, choice_width
+from netsim.topology.graph import LinkGraph
 from netsim.units import parse_link_bandwidth, parse_time
 
 TWO_LEVEL_KEYS = ("leaves", "npus_per_leaf", "spines")
@@ -176,7 +175,7 @@ def build_kary_ntree(spec: FatTreeSpec, name: str) -> Topology:
     k, n = spec.radix, spec.levels
     npus = k ** n
     tree = KaryNTree(k, n, npus)
-    graph = nx.DiGraph()
+    graph = LinkGraph()
     graph.add_nodes_from(range(npus))
     for npu in range(npus):
         add_link_pair(graph, npu, tree.switch(n - 1, tree.leaf_pos(npu)), spec.bandwidth, spec.latency, 0)
@@ -219,7 +218,7 @@ def spine_bits(src: int, dst: int, spec: FatTreeSpec) -> int:
 def build_two_level(spec: FatTreeSpec, name: str) -> Topology:
     npus = spec.leaves * spec.npus_per_leaf
     uplink = spec.uplink_bandwidth or spec.bandwidth
-    graph = nx.DiGraph()
+    graph = LinkGraph()
     graph.add_nodes_from(range(npus))
     for npu in range(npus):
         add_link_pair(graph, npu, npus + npu // spec.npus_per_leaf, spec.bandwidth, spec.latency, 0)

@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import networkx as nx
-
 from netsim.config import choice, non_negative_int, positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair, coords_of, line_steps, npu_of, ring_steps
+from netsim.topology.graph import LinkGraph
 from netsim.units import parse_link_bandwidth, parse_time
 
 LEVEL_KINDS = ("ring", "mesh", "fully-connected", "switch")
@@ -93,7 +92,7 @@ def build_levels(name: str, kind: str, levels: list[LevelSpec], direct_terminals
     npus = 1
     for size in sizes:
         npus *= size
-    graph = nx.DiGraph()
+    graph = LinkGraph()
     graph.add_nodes_from(range(npus))
     group_switch: dict[tuple[int, int], int] = {}
     switch_latency: dict[int, float] = {}

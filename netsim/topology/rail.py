@@ -22,10 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import networkx as nx
-
 from netsim.config import choice, non_negative_int, positive_float, positive_int, setting
 from netsim.topology.base import Dimension, Topology, add_link_pair, choice_width
+from netsim.topology.graph import LinkGraph
 from netsim.units import parse_link_bandwidth, parse_time
 
 
@@ -110,7 +109,7 @@ def build_rail(spec: RailSpec, name: str) -> Topology:
                          "(set servers_per_leaf below servers, or drop spines)")
     gpus, npus = layout.gpus, layout.npus
     uplink = layout.per_leaf * spec.bandwidth / (spec.oversubscription * spec.spines) if spec.spines else 0.0
-    graph = nx.DiGraph()
+    graph = LinkGraph()
     graph.add_nodes_from(range(npus))
     for server in range(spec.servers):
         members = range(server * gpus, server * gpus + gpus)

@@ -53,7 +53,7 @@ def table_output(router, packet) -> tuple:
 
 def global_links(topology: Topology) -> list[bool]:
     """Per link id: is it a dragonfly's global link (its builder's tier "global")?"""
-    return [topology.graph.edges[link.src, link.dst].get("tier") == "global" for link in topology.links]
+    return [topology.tier(link) == "global" for link in topology.links]
 
 
 def free_credits(entry: tuple, cycle: int) -> int:
