@@ -79,6 +79,7 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
         from netsim.packet_settings import packet_settings
 
         summary["packet_settings"] = packet_settings(network_cfg.garnet, network.topology)
+        summary["fast_forward"] = network.fast_forward_figures()
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary

@@ -9,9 +9,17 @@ netsim's own Chakra writer), alternating with netsim `--repeat` times; the best 
 reported with their ratio. Without `--astra`, ASTRA-sim's figures measured for issue 15 on this
 machine kind are printed as the reference.
 
+With `--backend garnet` it runs issue 26's cases on the packet backend instead (packet fidelity,
+the bundled torus-8x8's link and packet settings on larger tori): a 64 MiB all-reduce on 32x32, a
+1 GiB one on 16x16x16, and transformer iterations (tensor 8 x pipeline 8 x data 4 or 16) on 256 and
+1024 NPUs. Each prints the simulated time beside the analytical backend's for the same case (their
+ratio: what packets and congestion add), and the steady-state fast-forward's share of the
+simulated cycles skipped (summary.json's `fast_forward`).
+
     python scripts/bench_scale.py --quick                 # ~1 minute
     python scripts/bench_scale.py --astra /path/to/AstraSim_Analytical_Congestion_Unaware
     python scripts/bench_scale.py --cases ring32x32-ar,train-tp8-pp8-dp64 --repeat 3
+    python scripts/bench_scale.py --backend garnet --timeout 1200
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ class Case:
     workload: dict = field(default_factory=dict)  # `netsim workload gen` options: a training iteration
     reference: str = "-"  # ASTRA-sim's wall time measured for issue 15 (s), when there is one
     quick: bool = False
+    dims: list = field(default_factory=list)  # packet cases: the bundled torus-8x8 with these dimensions
 
     @property
     def npus(self) -> int:
@@ -89,6 +98,18 @@ CASES = [
 ]
 
 
+# Issue 26's cases (`--backend garnet`): packet fidelity on the bundled torus-8x8's settings
+PACKET_NETWORK = "torus-8x8"
+PACKET_CASES = [
+    Case("torus32x32-ar-64MiB", [ring(32), ring(32)], size=64 << 20, backend="garnet", dims=[32, 32], quick=True),
+    Case("torus16x16x16-ar-1GiB", [ring(16)] * 3, backend="garnet", dims=[16, 16, 16]),
+    Case("train-tp8-pp8-dp4", [ring(8), ring(8), ring(4)], backend="garnet", dims=[8, 8, 4], quick=True,
+         workload={"tp": 8, "pp": 8, "dp": 4, "layers": 8, "micro-batches": 8}),
+    Case("train-tp8-pp8-dp16", [ring(8), ring(8), ring(16)], backend="garnet", dims=[8, 8, 16],
+         workload={"tp": 8, "pp": 8, "dp": 16, "layers": 8, "micro-batches": 8}),
+]
+
+
 def write_inputs(case: Case, folder: Path) -> tuple[Path, Path]:
     """The case's network YAML and system JSON (ASTRA-sim 2.x formats, read by both simulators)."""
     network = folder / "network.yml"
@@ -120,17 +141,24 @@ def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[
     return float(wall), int(rss) // 1024, stdout
 
 
-def netsim_command(case: Case, network: Path, system: Path, folder: Path) -> list[str]:
+def netsim_command(case: Case, network: Path, system: Path, folder: Path, backend: str | None = None) -> list[str]:
+    """The case's netsim command (`backend`: another than the case's own, e.g. a packet case's analytical twin)."""
     netsim = [str(Path(sys.executable).parent / "netsim")]
-    backend = "analytical" if case.backend == "per-message" else case.backend
-    common = ["--network", str(network), "--system", str(system), "--backend", backend, "--quiet", "--json",
-              "--out", str(folder / "out")]
+    backend = backend or ("analytical" if case.backend == "per-message" else case.backend)
+    if case.dims:  # a packet case: the bundled network, resized
+        where = ["--network", PACKET_NETWORK, "--set", f"topology.dims=[{','.join(map(str, case.dims))}]"]
+    else:
+        where = ["--network", str(network), "--system", str(system)]
+    common = [*where, "--backend", backend, "--quiet", "--json", "--out", str(folder / "out")]
+    if backend == "garnet":
+        common += ["--set", "garnet.fidelity=packet"]
     if case.backend == "per-message":
         common += ["--set", "collective-simulation=per-message"]
     if case.workload:
         options = [f"--{key}={value}" for key, value in case.workload.items()]
-        subprocess.run([*netsim, "workload", "gen", *options, "--quiet", "--out", str(folder / "workload")],
-                       check=True)
+        if not (folder / "workload").exists():
+            subprocess.run([*netsim, "workload", "gen", *options, "--quiet", "--out", str(folder / "workload")],
+                           check=True)
         workload = next((folder / "workload").glob("*.txt"))
         return [*netsim, "run", "--workload", str(workload), *common]
     return [*netsim, "collective", case.kind, "--size", str(case.size), *common]
@@ -157,6 +185,41 @@ def astra_command(case: Case, binary: str, network: Path, system: Path, folder: 
     return [binary, f"--workload-configuration={traces / 'coll'}", f"--system-configuration={system}",
             f"--remote-memory-configuration={memory}", f"--network-configuration={network}",
             f"--logging-folder={folder / 'log'}"]
+
+
+def run_packet_case(case: Case, timeout: float | None) -> dict:
+    """A packet case once, then its analytical twin: wall time, peak RSS, simulated times, fast-forward."""
+    with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
+        folder = Path(tmp)
+        try:
+            wall, rss, out = timed(netsim_command(case, Path(), Path(), folder), folder, timeout)
+        except subprocess.TimeoutExpired:
+            return {"case": case.name, "npus": case.npus, "timeout": True}
+        except RuntimeError as exc:
+            return {"case": case.name, "npus": case.npus, "error": str(exc).splitlines()[-2:]}
+        result = json.loads(out)
+        _, _, twin = timed(netsim_command(case, Path(), Path(), folder, "analytical"), folder, timeout)
+    key = "end_to_end_time_ns" if case.workload else "collective_time_ns"
+    ff = result["fast_forward"]
+    return {"case": case.name, "npus": case.npus, "netsim_s": wall, "netsim_rss_MiB": rss, "sim_time_ns": result[key],
+            "analytical_ns": json.loads(twin)[key], "cycles": ff["cycles"],
+            "skipped": ff["skipped_cycles"] / ff["cycles"] if ff["cycles"] else 0.0, "skips": ff["skips"],
+            "events": result.get("events")}
+
+
+def print_packet_cases(cases: list[Case], timeout: float | None) -> None:
+    print("| case | NPUs | netsim s | peak RSS MiB | simulated ns | analytical ns | packet / analytical | cycles | "
+          "skipped | skips | events |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for case in cases:
+        row = run_packet_case(case, timeout)
+        if row.get("error") or row.get("timeout"):
+            what = f"refused: {row['error'][0][-160:]}" if row.get("error") else f"> {timeout:g} (stopped)"
+            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 8, flush=True)
+            continue
+        print(f"| {case.name} | {case.npus} | {row['netsim_s']:.2f} | {row['netsim_rss_MiB']} | {row['sim_time_ns']:.0f} "
+              f"| {row['analytical_ns']:.0f} | {row['sim_time_ns'] / row['analytical_ns']:.3f} | {row['cycles']} | "
+              f"{row['skipped']:.1%} | {row['skips']} | {row['events']} |", flush=True)
 
 
 def run_case(case: Case, astra: str | None, repeat: int, timeout: float | None) -> dict:
@@ -203,19 +266,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="alternating runs per case (best wall time kept)")
     parser.add_argument("--timeout", type=float, help="give up a run after this many seconds (reported as such)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--backend", choices=("analytical", "garnet"), default="analytical",
+                        help="garnet: issue 26's packet-backend cases (packet fidelity) instead")
     args = parser.parse_args()
-    cases = [c for c in CASES if not args.quick or c.quick]
+    known = PACKET_CASES if args.backend == "garnet" else CASES
+    cases = [c for c in known if not args.quick or c.quick]
     if args.cases:
         wanted = args.cases.split(",")
-        unknown = set(wanted) - {c.name for c in CASES}
+        unknown = set(wanted) - {c.name for c in known}
         if unknown:
             parser.error(f"unknown case(s) {', '.join(sorted(unknown))}; --list shows them")
-        cases = [c for c in CASES if c.name in wanted]
+        cases = [c for c in known if c.name in wanted]
     if args.list:
         for case in cases:
             print(f"{case.name}\t{case.npus} NPUs")
         return
     byte_compile_project()
+    if args.backend == "garnet":
+        print_packet_cases(cases, args.timeout)
+        return
     astra_header = "ASTRA-sim s" if args.astra else "ASTRA-sim s (issue 15)"
     print(f"| case | NPUs | netsim s | netsim RSS MiB | {astra_header} | ASTRA-sim RSS MiB | netsim / ASTRA-sim | "
           f"simulated ns (netsim / ASTRA-sim) | events |")

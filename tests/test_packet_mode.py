@@ -206,6 +206,12 @@ def test_fast_forward_never_changes_results(fidelity, vc_release):
                           for ff in (True, False))
     assert skipping.fast_forward.skipped_cycles > 0
     assert everything(skipping) == everything(stepping)
+    # what summary.json reports of it: the same cycles simulated, some of them skipped
+    figures = skipping.fast_forward_figures()
+    assert figures == {"on": True, "cycles": stepping.clock.now_cycle(),
+                       "skipped_cycles": skipping.fast_forward.skipped_cycles, "skips": skipping.fast_forward.skips}
+    assert figures["skips"] >= 1 and 0 < figures["skipped_cycles"] < figures["cycles"]
+    assert stepping.fast_forward_figures() == {"on": False, "cycles": figures["cycles"], "skipped_cycles": 0, "skips": 0}
 
 
 def test_fast_forward_backs_off_where_traffic_changes_before_a_second_signature():

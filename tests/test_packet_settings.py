@@ -36,7 +36,9 @@ def test_summary_settings_are_the_ones_the_run_used(tmp_path):
     result = netsim("collective", "all-reduce", "--size", "64KiB", "--network", "torus-4x4", "--backend", "garnet",
                     "--set", "garnet.buffer_flits=6", "--set", "garnet.vcs=3", "--out", str(out), "--quiet", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    settings = json.loads((out / "summary.json").read_text())["packet_settings"]
+    summary = json.loads((out / "summary.json").read_text())
+    settings = summary["packet_settings"]
+    assert summary["fast_forward"]["on"] and summary["fast_forward"]["cycles"] > 0
     vcs = pd.read_csv(out / "vcs.csv")
     routers = vcs[vcs["link_id"] >= 0]
     assert settings["buffer_flits"] == 6 == routers["buffer_flits"].max() == routers["buffer_flits"].min()

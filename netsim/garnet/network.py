@@ -481,6 +481,13 @@ class GarnetNetwork(Network):
         also under `env.run` (synthetic traffic)."""
         return self.events + self.clock.steps
 
+    def fast_forward_figures(self) -> dict:
+        """What the steady-state fast-forward did (summary.json's `fast_forward`): whether it was
+        on, the cycles simulated, how many of them it skipped, and in how many jumps."""
+        ff = self.fast_forward
+        return {"on": ff is not None, "cycles": self.clock.now_cycle(),
+                "skipped_cycles": ff.skipped_cycles if ff else 0, "skips": ff.skips if ff else 0}
+
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""
         return sum(o.flits for o, inner in zip(self.link_units, self.between_routers) if inner)
