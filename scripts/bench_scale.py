@@ -209,17 +209,19 @@ def run_packet_case(case: Case, timeout: float | None) -> dict:
 
 def print_packet_cases(cases: list[Case], timeout: float | None) -> None:
     print("| case | NPUs | netsim s | peak RSS MiB | simulated ns | analytical ns | packet / analytical | cycles | "
-          "skipped | skips | events |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "skipped | skips | us per stepped cycle | events |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         row = run_packet_case(case, timeout)
         if row.get("error") or row.get("timeout"):
             what = f"refused: {row['error'][0][-160:]}" if row.get("error") else f"> {timeout:g} (stopped)"
-            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 8, flush=True)
+            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 9, flush=True)
             continue
+        stepped = row["cycles"] * (1 - row["skipped"])  # the whole process's time over the cycles it stepped
+        per_cycle = f"{row['netsim_s'] / stepped * 1e6:.1f}" if stepped else "-"
         print(f"| {case.name} | {case.npus} | {row['netsim_s']:.2f} | {row['netsim_rss_MiB']} | {row['sim_time_ns']:.0f} "
               f"| {row['analytical_ns']:.0f} | {row['sim_time_ns'] / row['analytical_ns']:.3f} | {row['cycles']} | "
-              f"{row['skipped']:.1%} | {row['skips']} | {row['events']} |", flush=True)
+              f"{row['skipped']:.1%} | {row['skips']} | {per_cycle} | {row['events']} |", flush=True)
 
 
 def run_case(case: Case, astra: str | None, repeat: int, timeout: float | None) -> dict:
