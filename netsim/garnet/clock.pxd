@@ -5,8 +5,6 @@ cimport cython
 
 cdef long long INLINE_CYCLES
 
-cpdef object shifted(object cycles, long long delay)
-
 
 cdef class Component:
     cdef public long long next_wake

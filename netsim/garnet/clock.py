@@ -31,13 +31,6 @@ NEVER: Final = (1 << 62) - 1
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 
 
-def shifted(cycles, delay: int):
-    """`cycles` (a range or a list: the departures of a run of flits) each `delay` later."""
-    if type(cycles) is range:
-        return range(cycles.start + delay, cycles.stop + delay, cycles.step)
-    return [c + delay for c in cycles]
-
-
 class Component:
     """What the clock steps (routers, NIC injection and ejection ports): `next_wake`, the earliest
     cycle it is due to step (NEVER: none), and `step(cycle)`, which its subclasses define."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from netsim.garnet.clock import shifted
 from netsim.garnet.departures import Departures, evenly, listed
 
 if TYPE_CHECKING:  # (types only)
@@ -25,30 +24,39 @@ if TYPE_CHECKING:  # (types only)
     from netsim.garnet.router import Router
 
 PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
-EMPTY = range(0)
 
 
 class Slots:
     """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
     fidelity), each for `width` cycles (a link's cycles per flit). While one packet's back-to-back
-    flits are all there is (the usual case) they are kept as their range, `run`; once another
-    packet takes cycles before they are past, all of them go into the set `taken`."""
+    flits are all there is (the usual case) they are kept as their run, `run_count` cycles from
+    `run_first`, `run_spacing` apart (C integers in the compiled build: a look costs no Python int);
+    once another packet takes cycles before they are past, all of them go into the set `taken`."""
 
-    __slots__ = ("run", "taken", "width", "clear_from")
+    __slots__ = ("run_first", "run_count", "run_spacing", "taken", "width", "clear_from")
 
     def __init__(self, width: int):
-        self.run = EMPTY
+        self.run_first = 0
+        self.run_count = 0
+        self.run_spacing = 1
         self.taken: set[int] = set()
         self.width = width
         self.clear_from = 0  # every cycle from this one on is free
 
+    def _in_run(self, cycle: int) -> bool:
+        offset = cycle - self.run_first
+        return 0 <= offset < self.run_count * self.run_spacing and offset % self.run_spacing == 0
+
+    def _run_cycles(self) -> list[int]:
+        return [self.run_first + k * self.run_spacing for k in range(self.run_count)]
+
     def free(self, cycle: int) -> bool:
         """May a flit start at `cycle`?"""
-        run, taken = self.run, self.taken
+        taken = self.taken
         if self.width == 1:
-            return cycle not in run and cycle not in taken
+            return not self._in_run(cycle) and not (taken and cycle in taken)
         for d in range(1 - self.width, self.width):
-            if cycle + d in run or cycle + d in taken:
+            if self._in_run(cycle + d) or (taken and cycle + d in taken):
                 return False
         return True
 
@@ -66,14 +74,16 @@ class Slots:
             if taken:
                 taken.clear()
             if cycles.cycles is None:
-                self.run = cycles.as_range()
+                self.run_first = cycles.first
+                self.run_count = cycles.count
+                self.run_spacing = cycles.spacing
             else:
-                self.run = EMPTY
+                self.run_count = 0
                 taken.update(cycles.cycles)
         else:
-            if self.run:
-                taken.update(self.run)
-                self.run = EMPTY
+            if self.run_count:
+                taken.update(self._run_cycles())
+                self.run_count = 0
             if len(taken) > PRUNE_AT:
                 taken.difference_update([t for t in taken if t + self.width <= now])
             taken.update(cycles.to_list())
@@ -82,10 +92,10 @@ class Slots:
             self.clear_from = end
 
     def signature(self, c: int) -> tuple:
-        return tuple(sorted(t - c for t in (*self.run, *self.taken) if t >= c))
+        return tuple(sorted(t - c for t in (*self._run_cycles(), *self.taken) if t >= c))
 
     def shift(self, span: int) -> None:
-        self.run = shifted(self.run, span) if self.run else EMPTY
+        self.run_first += span
         self.taken = {t + span for t in self.taken}
         self.clear_from += span
 

@@ -3,26 +3,35 @@
 cimport cython
 from netsim.garnet.departures cimport Departures
 
+cdef long long FIRST, COUNT, SPACING
+
 
 cdef class CycleQueue:
     cdef long long[::1] buf
-    cdef public long long head, count, mask
+    cdef public long long head, runs, mask, count, seek_run, seek_start
 
     cpdef long long front(self)
+    @cython.locals(slot="long long")
     cpdef long long back(self)
+    @cython.locals(slot="long long")
     cpdef long long at(self, long long k)
+    @cython.locals(slot="long long", count="long long")
     cpdef void push(self, long long cycle)
     @cython.locals(k="long long")
     cpdef void push_shifted(self, Departures departures, long long delay)
     @cython.locals(cycle="long long")
     cpdef long long pop(self)
+    @cython.locals(slot="long long", count="long long")
     cpdef void drop(self, long long n)
-    @cython.locals(total="long long", _="long long")
+    @cython.locals(total="long long", left="long long", r="long long", slot="long long", take="long long")
     cpdef long long pop_sum(self, long long n)
-    @cython.locals(lo="long long", hi="long long", mid="long long")
+    @cython.locals(total="long long", r="long long", slot="long long", first="long long", count="long long",
+                   spacing="long long")
     cpdef long long count_until(self, long long cycle)
     cpdef void clear(self)
-    @cython.locals(k="long long")
+    @cython.locals(r="long long")
     cpdef void shift(self, long long span)
-    @cython.locals(k="long long")
+    @cython.locals(slot="long long")
+    cpdef void _append(self, long long first, long long count, long long spacing)
+    @cython.locals(size="long long", r="long long", slot="long long", field="long long", old="long long[::1]")
     cpdef void _grow(self)

@@ -31,10 +31,6 @@ class Departures:
     def to_list(self) -> list[int]:
         return [self.at(k) for k in range(self.count)]
 
-    def as_range(self) -> range:
-        """Even cycles as a range (packet fidelity's link and crossbar slots keep them so)."""
-        return range(self.first, self.last + 1, self.spacing)
-
     def shifted(self, span: int) -> Departures:
         """The same cycles `span` later (fast-forward)."""
         if self.cycles is None:

@@ -33,7 +33,7 @@ class VirtualChannel:
         self.port = port
         self.index = index
         self.rank = index  # position among all VCs of its router (allocators' round-robin order)
-        self.ready = CycleQueue(depth)  # per flit (front first): earliest cycle it may leave
+        self.ready = CycleQueue()  # per flit (front first): earliest cycle it may leave
         self.packets: deque = deque()  # packets with flits here or on the way (more than one only
         # under tail-sent release, where a VC is a FIFO)
         self.front: Any = None  # packets[0], the packet whose flits leave next (None: empty)

@@ -21,6 +21,7 @@ cdef class Injector(Component):
     cdef public bint whole_packets, batch
     cdef public long long tail_at
     cdef public bint per_packet
+    cdef public long long sized_bytes, sized_flits
 
     cpdef void submit(self, Message message)
     @cython.locals(packet=Packet, out=OutputUnit, message=Message, start="long long", nflits="long long",

@@ -27,7 +27,7 @@ class Injector(Component):
     (a packet whose credits are all there leaves in one step: the same timing)."""
 
     __slots__ = ("network", "clock", "queue", "packet", "flit", "out_vc", "out",
-                 "whole_packets", "batch", "tail_at", "per_packet")
+                 "whole_packets", "batch", "tail_at", "per_packet", "sized_bytes", "sized_flits")
 
     def __init__(self, network, batch: bool = True):
         super().__init__()
@@ -42,6 +42,10 @@ class Injector(Component):
         self.whole_packets = network.params.whole_packets
         self.batch = batch or self.whole_packets  # send a packet in one step when it has the credits
         self.per_packet = network.routing.per_packet  # the routing unit gives each packet a table of its own
+        # the flits of the last packet size cut (Params.packet_flits, a Python call, once per size:
+        # a message's packets but its last all have its packet size)
+        self.sized_bytes = 0
+        self.sized_flits = 0
 
     def submit(self, message: Message) -> None:
         self.queue.append(message)
@@ -126,7 +130,10 @@ class Injector(Component):
         elif network.fast_forward is not None:
             network.fast_forward.cut(self)
         route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
-        return Packet(message, network.params.packet_flits(nbytes), nbytes, route, message.unsent == 0)
+        if nbytes != self.sized_bytes:
+            self.sized_flits = network.params.packet_flits(nbytes)
+            self.sized_bytes = nbytes
+        return Packet(message, self.sized_flits, nbytes, route, message.unsent == 0)
 
     def _finish(self, packet: Packet, cycle: int) -> None:
         """The tail of `packet` leaves at `cycle`: the NIC moves on to the next packet."""

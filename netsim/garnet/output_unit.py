@@ -108,7 +108,7 @@ class OutputUnit:
     def _make_vcs(self, vcs: int, depth: int) -> None:
         self.depth = depth
         self.credits = counts(vcs, depth)
-        self.pending = [CycleQueue(depth) for _ in range(vcs)]
+        self.pending = [CycleQueue() for _ in range(vcs)]
         self.in_use = counts(vcs)
         self.tail_left = counts(vcs, -NEVER)
         self.last_sent: list[Any] = [NONE] * vcs  # departures of the last flits sent into each VC (invariant checks)

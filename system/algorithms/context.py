@@ -76,7 +76,7 @@ class PhaseContext:
     def size(self) -> int:
         return len(self.group)
 
-    @property
+    @cached_property
     def env(self) -> simpy.Environment:
         return self.endpoint.env
 
@@ -119,15 +119,17 @@ class PhaseContext:
 
     def handled(self, reduced_bytes: int = 0) -> simpy.Event:
         """A timeout that fires at `handled_at(reduced_bytes)`."""
-        return self.env.timeout(self.handled_at(reduced_bytes) - self.env.now)
+        env = self.env
+        return env.timeout(self.handled_at(reduced_bytes) - env.now)
 
     def exchange(self, to: int, frm: int, send_parts, recv_parts, key: Hashable, reduce: bool,
                  nbytes: int | None = None, charged: int | None = None):
         """One step: send to `to`, wait for `frm`'s message, apply it, then pay one endpoint delay and
         the reduction of what arrived (or of `charged` bytes, where ASTRA-sim charges another size)."""
         self.send(to, send_parts, key, nbytes)
-        yield self.recv(frm, recv_parts, key, nbytes)
+        received = self.wire_bytes(recv_parts) if nbytes is None else nbytes
+        yield self.recv(frm, recv_parts, key, received)
         self.land(frm, recv_parts, key, reduce)
         if charged is None:
-            charged = (self.wire_bytes(recv_parts) if nbytes is None else nbytes) if reduce else 0
+            charged = received if reduce else 0
         yield self.handled(charged)
