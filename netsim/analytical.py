@@ -21,19 +21,24 @@ Messages that never interfere let the system layer simulate one NPU of a symmetr
 stand it for all (system.symmetric): `uniform_orbit` checks that every member's copy of one of its
 messages costs exactly the same, and each of the representative's messages is counted once per
 orbit (`send_mirrored`), its bytes reaching the link and NPU counters in bulk (`flush_orbits`).
+Orbit traffic is counted in numpy arrays, and numpy is imported by the code that builds and counts
+orbits: a run reaches its first event without it (scripts/bench_startup.py), and one with no
+symmetric collective never loads it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
-import numpy as np
 import simpy
 
 from netsim.api import Network
 from netsim.topology import Topology
 from netsim.topology.base import MessagePaths
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class AnalyticalNetwork(Network):
@@ -65,7 +70,7 @@ class AnalyticalNetwork(Network):
         self._links = {(link.src, link.dst): link for link in topology.links}
         self._pending_orbits: dict[Orbit, int] = {}  # orbit -> bytes of its messages not yet counted (one pair's)
         self._orbit_link_bytes: np.ndarray | None = None  # per link: orbit traffic counted so far
-        self._link_bandwidths = np.array([link.bandwidth for link in topology.links])
+        self._link_bandwidths: np.ndarray | None = None  # per link (with the first orbit traffic)
 
     @property
     def handed_off(self) -> simpy.Event:
@@ -77,6 +82,8 @@ class AnalyticalNetwork(Network):
         pair's message costs exactly what the first pair's does (latency and bottleneck bandwidth) and takes
         one route (no tie drawn at random per message, which would charge links message by message); else None.
         (`relabelling`, which the congestion-aware backend needs, is not: messages here never meet.)"""
+        import numpy as np  # (here: see the module docstring)
+
         cost = self.route_cost(*pairs[0])[:2]
         links: dict[int, int] = defaultdict(int)  # link id -> routes of the orbit crossing it
         for src, dst in pairs:
@@ -119,7 +126,11 @@ class AnalyticalNetwork(Network):
         `_mirrored`). Whole bytes only: their sums are exact, so the counters do not depend on when
         they are read (a live view reads them at moments of wall time)."""
         if self._pending_orbits and self._orbit_link_bytes is None:
+            import numpy as np  # (an orbit exists: imported already)
+
             self._orbit_link_bytes = np.zeros(len(self.link_bytes), dtype=np.int64)
+            if self._link_bandwidths is None:
+                self._link_bandwidths = np.array([link.bandwidth for link in self.topology.links])
         for orbit, nbytes in self._pending_orbits.items():
             self._orbit_link_bytes[orbit.link_ids] += orbit.routes * nbytes
             self.count_orbit_bytes(orbit.senders, (), nbytes)
@@ -145,6 +156,8 @@ class AnalyticalNetwork(Network):
         message's share in turn (as per-message traffic does) by float rounding (relative 1e-15)."""
         if self._orbit_link_bytes is None:
             return list(self.link_bytes), list(self.link_busy_ns)
+        import numpy as np  # (orbit traffic is counted: imported already)
+
         orbit_busy = self._orbit_link_bytes / self._link_bandwidths
         if not any(self.link_bytes):  # no message went per message: orbit traffic only
             return self._orbit_link_bytes.copy(), orbit_busy
@@ -220,7 +233,9 @@ class AnalyticalNetwork(Network):
         self._crossing_orbits = [entry for entry in self._crossing_orbits if entry[1] > now]
         self._accumulate_orbits()
         link_bytes, busy = self._merged_link_counters()
-        if self._crossing_orbits or (self._crossing and isinstance(link_bytes, np.ndarray)):
+        if self._crossing_orbits or (self._crossing and not isinstance(link_bytes, list)):  # numpy arrays
+            import numpy as np  # (orbit traffic is counted: imported already)
+
             link_bytes, busy = np.array(link_bytes, dtype=float), np.array(busy, dtype=float)  # bytes go fractional
         links = self.topology.links
         for start, end, nbytes, link_ids in self._crossing:
