@@ -249,8 +249,7 @@ class GarnetNetwork(Network):
             injector, eject = self._nic_of[src]
             return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector
         path = topo.route(src, dst, ties)
-        link = topo.link
-        link_ids = [link(u, v).id for u, v in zip(path, path[1:])]
+        link_ids = topo.link_ids(path)
         injector = self._injector_of[link_ids[0]]
         eject = self._eject_of[link_ids[-1]]
         hops = self._hop_entries
@@ -279,8 +278,7 @@ class GarnetNetwork(Network):
 
     def path_links(self, path) -> list[int]:
         """The link ids along node path `path`."""
-        link = self.topology.link
-        return [link(u, v).id for u, v in zip(path, path[1:])]
+        return self.topology.link_ids(path)
 
     def path_table(self, link_ids: list[int], classes, dst: int | None) -> tuple[dict, int]:
         """(route table, router-to-router hops) of a route, or of one phase of it, over `link_ids`,

@@ -96,12 +96,14 @@ class Topology:
         self.links: list[Link] = []
         self._link_of: dict[tuple[int, int], Link] = {}  # (u, v) -> link: `link()` reads it for every
         # hop of every route built (networkx's edge view took 1 us a lookup)
+        self._link_id_of: dict[tuple[int, int], int] = {}  # (u, v) -> link id (`link_ids`)
         for index, (u, v) in enumerate(sorted(graph.edges)):
             data = graph.edges[u, v]
             data["id"] = index
             link = Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1), self._link_kind(u, v))
             self.links.append(link)
             self._link_of[u, v] = link
+            self._link_id_of[u, v] = index
         self._routes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._paths: dict[tuple[int, int], tuple] = {}
 
@@ -135,6 +137,11 @@ class Topology:
     def link(self, u: int, v: int) -> Link:
         """The link from node `u` to node `v` (KeyError if there is none)."""
         return self._link_of[u, v]
+
+    def link_ids(self, path: Sequence[int]) -> list[int]:
+        """The ids of the links along node path `path` (the packet backend builds a route's table from them)."""
+        ids = self._link_id_of
+        return [ids[hop] for hop in zip(path, path[1:])]
 
     def coords(self, npu: int) -> tuple[int, ...]:
         """Per-dimension coordinates of an NPU; dimension 0 varies fastest (ASTRA-sim's order)."""
@@ -373,10 +380,6 @@ def ring_steps(src: int, dst: int, size: int, negative_on_tie: bool = False) -> 
     unless `negative_on_tie`."""
     forward = (dst - src) % size
     backward = size - forward
-    step = 1 if forward < backward or (forward == backward and not negative_on_tie) else -1
-    coords = []
-    c = src
-    while c != dst:
-        c = (c + step) % size
-        coords.append(c)
-    return coords
+    if forward < backward or (forward == backward and not negative_on_tie):
+        return [(src + k) % size for k in range(1, forward + 1)]
+    return [(src - k) % size for k in range(1, backward + 1)]

@@ -53,9 +53,9 @@ def level_order_route(topo: Topology, src: int, dst: int, ties: int, group_switc
         if c != target:
             base = here - c * stride
             if dim.kind == "ring":
-                path.extend(base + step * stride for step in ring_steps(c, target, size, bool(ties >> d & 1)))
+                path.extend([base + step * stride for step in ring_steps(c, target, size, bool(ties >> d & 1))])
             elif dim.kind == "mesh":
-                path.extend(base + step * stride for step in line_steps(c, target))
+                path.extend([base + step * stride for step in line_steps(c, target)])
             else:
                 if dim.kind == "switch":
                     path.append(group_switch[d, base])

@@ -87,19 +87,19 @@ class BookSimDateline(DimensionOrder):
     name = "dor-booksim"
 
     def hop_classes(self, link_ids) -> list[int]:
-        rings = self.rings
+        hops = [self.rings[link_id] for link_id in link_ids]  # (ring dimension or -1, wrap-around?)
         classes = []
-        i, n = 0, len(link_ids)
+        i, n = 0, len(hops)
         while i < n:
-            dim = rings[link_ids[i]][0]
+            dim = hops[i][0]
             if dim < 0:
                 classes.append(ANY)
                 i += 1
                 continue
-            j = i
-            while j < n and rings[link_ids[j]][0] == dim:
+            j, crosses = i, False  # the hops in this ring: one class, HIGH if any of them wraps
+            while j < n and hops[j][0] == dim:
+                crosses = crosses or hops[j][1]
                 j += 1
-            crosses = any(rings[link_ids[k]][1] for k in range(i, j))
             classes.extend([HIGH if crosses else LOW] * (j - i))
             i = j
         return classes
