@@ -3,9 +3,10 @@
 A topology is a directed graph (a builder's `LinkGraph`; `Topology.graph` gives it as a networkx
 DiGraph). Nodes 0..npus-1 are NPUs (in a direct network each NPU is also its own router); nodes
 npus.. are switches. Every directed edge is a link with `bandwidth` (GB/s = bytes/ns), `latency`
-(ns), `dim` (the logical dimension it serves, or -1) and an integer `id`. The dimension structure (which NPUs are peers along each dimension) is
-what the system layer builds its collectives on; `route()` gives the minimal path a message
-takes, which the analytical backend costs and the packet backend follows.
+(ns), `dim` (the logical dimension it serves, or -1) and an integer `id`. The dimension
+structure (which NPUs are peers along each dimension) is what the system layer builds its
+collectives on; `route()` gives the minimal path a message takes, which the analytical backend
+costs and the packet backend follows.
 
 On an even ring the antipode is as near one way round as the other. Such a tie is broken per
 message: `tie_dims()` says in which dimensions a route has one, `route(..., ties)` takes the
