@@ -230,7 +230,6 @@ def test_receiver_steps_for_a_tail_announced_while_it_was_due():
         def __init__(self):
             self.clock = CycleClock(simpy.Environment(), 1.0)
             self.arrived = []
-            self.packets_in_network = 2
             self.packet_stats = PacketStats()
             self.fast_forward = None
             self.check_invariants = False  # (the packets below were never cut from their messages)

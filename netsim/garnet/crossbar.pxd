@@ -12,15 +12,11 @@ cdef long long PRUNE_AT
 
 
 cdef class Slots:
-    cdef public long long run_first, run_count, run_spacing
+    cdef public Departures run
     cdef public set taken
     cdef public long long width, clear_from
 
-    @cython.locals(offset="long long")
-    cdef inline bint _in_run(self, long long cycle)
-    @cython.locals(k="long long")
-    cpdef list _run_cycles(self)
-    @cython.locals(taken=set, d="long long")
+    @cython.locals(run=Departures, taken=set, d="long long")
     cpdef bint free(self, long long cycle)
     cpdef long long next_free(self, long long cycle)
     @cython.locals(taken=set, end="long long")

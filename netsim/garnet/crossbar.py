@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from netsim.garnet.departures import Departures, evenly, listed
+from netsim.garnet.departures import NONE, Departures, evenly, listed
 
 if TYPE_CHECKING:  # (types only)
     from netsim.garnet.input_unit import VirtualChannel
@@ -29,34 +29,25 @@ PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
 class Slots:
     """The cycles at which flits of the packets in flight take a link or a crossbar input (packet
     fidelity), each for `width` cycles (a link's cycles per flit). While one packet's back-to-back
-    flits are all there is (the usual case) they are kept as their run, `run_count` cycles from
-    `run_first`, `run_spacing` apart (C integers in the compiled build: a look costs no Python int);
-    once another packet takes cycles before they are past, all of them go into the set `taken`."""
+    flits are all there is (the usual case) they are kept as the even `Departures` they took, `run`
+    (integers in the compiled build: a look costs no Python int); once another packet takes cycles
+    before they are past, all of them go into the set `taken`."""
 
-    __slots__ = ("run_first", "run_count", "run_spacing", "taken", "width", "clear_from")
+    __slots__ = ("run", "taken", "width", "clear_from")
 
     def __init__(self, width: int):
-        self.run_first = 0
-        self.run_count = 0
-        self.run_spacing = 1
+        self.run = NONE
         self.taken: set[int] = set()
         self.width = width
         self.clear_from = 0  # every cycle from this one on is free
 
-    def _in_run(self, cycle: int) -> bool:
-        offset = cycle - self.run_first
-        return 0 <= offset < self.run_count * self.run_spacing and offset % self.run_spacing == 0
-
-    def _run_cycles(self) -> list[int]:
-        return [self.run_first + k * self.run_spacing for k in range(self.run_count)]
-
     def free(self, cycle: int) -> bool:
         """May a flit start at `cycle`?"""
-        taken = self.taken
+        run, taken = self.run, self.taken
         if self.width == 1:
-            return not self._in_run(cycle) and not (taken and cycle in taken)
+            return not run.holds(cycle) and not (taken and cycle in taken)
         for d in range(1 - self.width, self.width):
-            if self._in_run(cycle + d) or (taken and cycle + d in taken):
+            if run.holds(cycle + d) or (taken and cycle + d in taken):
                 return False
         return True
 
@@ -74,16 +65,14 @@ class Slots:
             if taken:
                 taken.clear()
             if cycles.cycles is None:
-                self.run_first = cycles.first
-                self.run_count = cycles.count
-                self.run_spacing = cycles.spacing
+                self.run = cycles
             else:
-                self.run_count = 0
+                self.run = NONE
                 taken.update(cycles.cycles)
         else:
-            if self.run_count:
-                taken.update(self._run_cycles())
-                self.run_count = 0
+            if self.run.count:
+                taken.update(self.run.to_list())
+                self.run = NONE
             if len(taken) > PRUNE_AT:
                 taken.difference_update([t for t in taken if t + self.width <= now])
             taken.update(cycles.to_list())
@@ -92,10 +81,10 @@ class Slots:
             self.clear_from = end
 
     def signature(self, c: int) -> tuple:
-        return tuple(sorted(t - c for t in (*self._run_cycles(), *self.taken) if t >= c))
+        return tuple(sorted(t - c for t in (*self.run.to_list(), *self.taken) if t >= c))
 
     def shift(self, span: int) -> None:
-        self.run_first += span
+        self.run = self.run.shifted(span)
         self.taken = {t + span for t in self.taken}
         self.clear_from += span
 

@@ -1,7 +1,7 @@
 # Types of cycle_queue.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
 cimport cython
-from netsim.garnet.departures cimport Departures
+from netsim.garnet.departures cimport Departures, run_sum
 
 cdef long long FIRST, COUNT, SPACING
 

@@ -16,10 +16,8 @@ range (masked), so the compiled build checks no bounds (the directive above, a c
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (types only)
-    from netsim.garnet.departures import Departures
+from netsim.garnet.departures import Departures, run_sum
 
 FIRST, COUNT, SPACING = 0, 1, 2  # a run's fields, at 3 * (its slot) + field in `buf`
 
@@ -143,7 +141,7 @@ class CycleQueue:
         while left:
             slot = 3 * ((self.head + r) & self.mask)
             take = min(left, self.buf[slot + COUNT])
-            total += take * self.buf[slot + FIRST] + self.buf[slot + SPACING] * (take * (take - 1) // 2)
+            total += run_sum(self.buf[slot + FIRST], take, self.buf[slot + SPACING])
             left -= take
             r += 1
         self.drop(n)

@@ -9,13 +9,14 @@ cdef class Departures:
 
     cpdef long long at(self, long long k)
     cpdef long long total(self)
+    cpdef bint holds(self, long long cycle)
     @cython.locals(k="long long")
     cpdef list to_list(self)
     cpdef Departures shifted(self, long long span)
 
 
+cpdef long long run_sum(long long first, long long count, long long spacing)
 @cython.locals(departures=Departures)
 cpdef Departures evenly(long long first, long long count, long long spacing)
 @cython.locals(departures=Departures)
 cpdef Departures listed(list cycles)
-

@@ -25,8 +25,16 @@ class Departures:
     def total(self) -> int:
         """The sum of the cycles."""
         if self.cycles is None:
-            return self.count * self.first + self.spacing * (self.count * (self.count - 1) // 2)
+            return run_sum(self.first, self.count, self.spacing)
         return sum(self.cycles)
+
+    def holds(self, cycle: int) -> bool:
+        """Is `cycle` one of the cycles?"""
+        if self.cycles is not None:
+            return cycle in self.cycles
+        if not self.first <= cycle <= self.last:
+            return False
+        return self.spacing == 0 or (cycle - self.first) % self.spacing == 0
 
     def to_list(self) -> list[int]:
         return [self.at(k) for k in range(self.count)]
@@ -39,6 +47,11 @@ class Departures:
 
     def __repr__(self) -> str:
         return f"Departures({self.to_list()})"
+
+
+def run_sum(first: int, count: int, spacing: int) -> int:
+    """The sum of `count` cycles from `first`, `spacing` apart (also a CycleQueue run's)."""
+    return count * first + spacing * (count * (count - 1) // 2)
 
 
 def evenly(first: int, count: int, spacing: int) -> Departures:

@@ -203,7 +203,7 @@ class Snapshot:
         fixed order: messages' unsent bytes last."""
         net = self.network
         yield net.clock, "steps"
-        for name in ("packets", "flits", "bytes", "network_latency", "hops"):
+        for name in ("cut", "packets", "flits", "bytes", "network_latency", "hops"):
             yield net.packet_stats, name
         for out in net.output_units():
             yield from out.counter_fields()

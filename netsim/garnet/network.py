@@ -113,7 +113,6 @@ class GarnetNetwork(Network):
         self._nic_cycles: dict[frozenset, int] = {}
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
-        self.packets_in_network = 0
         self._starved: set[int] = set()  # routers already warned about
         self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
@@ -478,6 +477,11 @@ class GarnetNetwork(Network):
         """simpy events plus the cycle clock's component steps (which run without simpy events),
         also under `env.run` (synthetic traffic)."""
         return self.events + self.clock.steps
+
+    @property
+    def packets_in_network(self) -> int:
+        """Packets cut from their messages that have not arrived (the packet statistics count both)."""
+        return self.packet_stats.cut - self.packet_stats.packets
 
     def fast_forward_figures(self) -> dict:
         """What the steady-state fast-forward did (summary.json's `fast_forward`): whether it was

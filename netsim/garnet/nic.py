@@ -124,7 +124,8 @@ class Injector(Component):
         nbytes = min(message.unsent, message.packet_bytes)
         message.unsent -= nbytes
         message.packets_out += 1
-        network.packets_in_network += 1
+        stats = network.packet_stats
+        stats.cut_one()
         if not message.unsent:
             network.traffic_changed()
         elif network.fast_forward is not None:
@@ -193,7 +194,6 @@ class Receiver(Component):
     def _arrived(self, packet: Packet, cycle: int) -> None:
         """`packet`'s tail is here at `cycle`: count it; complete its message if it was the last."""
         network = self.network
-        network.packets_in_network -= 1
         stats = network.packet_stats
         latency = stats.add(packet, cycle)
         if network.fast_forward is not None:

@@ -280,7 +280,7 @@ class OutputUnit:
             credits.append(held + arrived)
             on_the_way.append(tuple([t - c for t in pending.to_list()[arrived:]]))
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
-                tuple(on_the_way), tuple([bool(held) for held in self.in_use]),
+                tuple(on_the_way), tuple(self.in_use),
                 tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
                 self.stall_since - c if self.stall_since >= 0 else None)
 

@@ -5,8 +5,9 @@ from netsim.garnet.packet cimport Message, Packet
 
 
 cdef class PacketStats:
-    cdef public long long packets, flits, bytes, latency, network_latency, hops
+    cdef public long long cut, packets, flits, bytes, latency, network_latency, hops
     cdef public object histogram
 
+    cpdef void cut_one(self)
     @cython.locals(message=Message, latency="long long")
     cpdef long long add(self, Packet packet, long long cycle)

@@ -11,9 +11,10 @@ from netsim.garnet.routing import HOPS
 class PacketStats:
     """Counts, latency sums and a latency histogram (cycles) of arrived packets."""
 
-    __slots__ = ("packets", "flits", "bytes", "latency", "network_latency", "hops", "histogram")
+    __slots__ = ("cut", "packets", "flits", "bytes", "latency", "network_latency", "hops", "histogram")
 
     def __init__(self):
+        self.cut = 0  # packets cut from their messages by the NICs (`cut - packets` are in the network)
         self.packets = 0
         self.flits = 0
         self.bytes = 0
@@ -21,6 +22,10 @@ class PacketStats:
         self.network_latency = 0  # sum: tail arrival - head injection
         self.hops = 0
         self.histogram: Counter = Counter()  # packet latency -> packets
+
+    def cut_one(self) -> None:
+        """A NIC has cut a packet from its message (it is in the network until `add`)."""
+        self.cut += 1
 
     def add(self, packet, cycle: int) -> int:
         """Count `packet`, arrived at `cycle`; returns its latency."""

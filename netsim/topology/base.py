@@ -97,14 +97,12 @@ class Topology:
         self.links: list[Link] = []
         self._link_of: dict[tuple[int, int], Link] = {}  # (u, v) -> link: `link()` reads it for every
         # hop of every route built (networkx's edge view took 1 us a lookup)
-        self._link_id_of: dict[tuple[int, int], int] = {}  # (u, v) -> link id (`link_ids`)
         for index, (u, v) in enumerate(sorted(graph.edges)):
             data = graph.edges[u, v]
             data["id"] = index
             link = Link(index, u, v, data["bandwidth"], data["latency"], data.get("dim", -1), self._link_kind(u, v))
             self.links.append(link)
             self._link_of[u, v] = link
-            self._link_id_of[u, v] = index
         self._routes: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._paths: dict[tuple[int, int], tuple] = {}
 
@@ -141,8 +139,8 @@ class Topology:
 
     def link_ids(self, path: Sequence[int]) -> list[int]:
         """The ids of the links along node path `path` (the packet backend builds a route's table from them)."""
-        ids = self._link_id_of
-        return [ids[hop] for hop in zip(path, path[1:])]
+        links = self._link_of
+        return [links[hop].id for hop in zip(path, path[1:])]
 
     def coords(self, npu: int) -> tuple[int, ...]:
         """Per-dimension coordinates of an NPU; dimension 0 varies fastest (ASTRA-sim's order)."""
