@@ -76,6 +76,35 @@ def test_idle_message_agrees_with_analytical(name):
     assert abs(packet_ns - analytical_ns) / analytical_ns < 0.02
 
 
+@pytest.mark.parametrize("name", ["torus-4x4x4", "dgx-8x4", "mesh-8x8-noc"])
+@pytest.mark.parametrize("routing", ["dor", "dor-booksim"])
+def test_routes_joined_from_legs_equal_routes_built_hop_by_hop(name, routing):
+    """Dimension-ordered routes are joined from their per-dimension legs (`Topology.waypoint`): the
+    same table, entry for entry and in order, hops, NIC cycles, injection port and dimensions as
+    built hop by hop, for every pair and every subset of its tie bits."""
+    config = load_network(name, [(["garnet", "routing"], routing)])
+    joined = GarnetNetwork(config.build_topology(), config=config)
+    by_hop = GarnetNetwork(config.build_topology(), config=config)
+    by_hop._join_legs = False
+    topo = joined.topology
+    legs = 0
+    for src in range(topo.npus):
+        for dst in range(topo.npus):
+            legs += topo.waypoint(src, dst) is not None
+            tied = topo.tie_dims(src, dst)
+            for ties in {ties & tied for ties in range(tied + 1)}:
+                mine, theirs = joined.route(src, dst, ties), by_hop.route(src, dst, ties)
+                assert _described(mine) == _described(theirs)
+    assert legs > topo.npus  # most pairs' routes were joined
+
+
+def _described(route: tuple) -> tuple:
+    """A route of `GarnetNetwork.route` with its output units named (to compare two networks')."""
+    table, hops, nic_cycles, injector, dims = route
+    entries = [(node, out.owner.node, out.name, lo, hi) for node, (out, lo, hi) in table.items()]
+    return entries, hops, nic_cycles, injector.out.name, dims
+
+
 def test_multi_packet_message_streams_at_link_bandwidth():
     """With the derived packet size (2 credit round trips: 2 x (3 + 1 + 1 + 3) = 16 flits here: the
     link, the router, the allocation before the credit goes back, the link back) packets follow

@@ -103,6 +103,8 @@ class GarnetNetwork(Network):
         self._build(batch)
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
         self._routes: dict[int, tuple] = {}  # route() by an int key (hashes fastest)
+        # routes that correct one dimension after another are joined from their legs (`_joined_route`)
+        self._join_legs = self.routing.classes_per_dimension
         # What route() assembles tables from, so that building one (for every pair a run uses) is
         # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
         # the last item), and the link's dimension; NIC cycles per set of dimensions crossed.
@@ -232,9 +234,9 @@ class GarnetNetwork(Network):
                 if out.ejects:
                     yield f"router {router.node} NIC port {out.name}", out.depth
 
-    def route(self, src: int, dst: int, ties: int = 0) -> tuple[dict, int, int, Injector]:
+    def route(self, src: int, dst: int, ties: int = 0) -> tuple[dict, int, int, Injector, frozenset]:
         """(router id -> (output unit, VC lo, VC hi), router-to-router hops, NIC cycles, injection
-        port) of src -> dst with tie bits `ties` (`Topology.route`), built once."""
+        port, dimensions crossed) of src -> dst with tie bits `ties` (`Topology.route`), built once."""
         npus = self.topology.npus
         key = (ties * npus + src) * npus + dst
         entry = self._routes.get(key)
@@ -246,7 +248,11 @@ class GarnetNetwork(Network):
         topo = self.topology
         if src == dst:  # through its own router and back (synthetic traffic; NIC ports of its own)
             injector, eject = self._nic_of[src]
-            return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector
+            return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector, frozenset()
+        if self._join_legs:
+            waypoint = topo.waypoint(src, dst)
+            if waypoint is not None:
+                return self._joined_route(src, dst, ties, *waypoint)
         path = topo.route(src, dst, ties)
         link_ids = topo.link_ids(path)
         injector = self._injector_of[link_ids[0]]
@@ -261,10 +267,27 @@ class GarnetNetwork(Network):
                 inner += 1
         table[eject.owner.node] = (eject, 0, len(eject.credits))
         dims = frozenset(map(self._link_dims.__getitem__, link_ids))
+        return table, inner, self._nic_cycles_of(dims), injector, dims
+
+    def _joined_route(self, src: int, dst: int, ties: int, via: int, dim: int) -> tuple:
+        """The route src -> dst as its leg src -> via in dimension `dim` joined to via -> dst
+        (`Topology.waypoint`): the same table as built hop by hop, since each hop's VC class depends
+        on its own dimension only (`classes_per_dimension`), from two routes built once for every
+        pair whose route has them (a 16x16 torus's 65,536 pairs share 8,192 legs)."""
+        below = (2 << dim) - 1  # the tie bits of dimensions up to `dim`
+        first = self.route(src, via, ties & below)
+        rest = self.route(via, dst, ties & ~below)
+        table = first[0].copy()
+        table.update(rest[0])  # via's entry: its hop on, not the first leg's ejection
+        dims = first[4] | rest[4]
+        return table, first[1] + rest[1], self._nic_cycles_of(dims), first[3], dims
+
+    def _nic_cycles_of(self, dims: frozenset) -> int:
+        """The NIC cycles of a route crossing dimensions `dims` (`Params.nic_cycles`), once per set."""
         nic_cycles = self._nic_cycles.get(dims)
         if nic_cycles is None:
             nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
-        return table, inner, nic_cycles, injector
+        return nic_cycles
 
     def hop_entry(self, link_id: int, index: int, count: int) -> tuple:
         """The route entry of a hop over router-to-router link `link_id` in VC class `index` of `count`."""

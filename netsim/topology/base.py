@@ -66,7 +66,8 @@ class Topology:
                  router: Callable[["Topology", int, int], list[int]], bisection_bandwidth: float, diameter: int,
                  switch_latency: dict[int, float] | None = None, nic_latency: Sequence[float] = (),
                  direct_terminals: bool = False, choice_bits: Callable[[int, int], int] | None = None,
-                 path_bits: Callable[[int, int], int] | None = None):
+                 path_bits: Callable[[int, int], int] | None = None,
+                 waypoint: Callable[["Topology", int, int], tuple[int, int] | None] | None = None):
         self.name = name
         self.kind = kind
         self._built = graph  # as the builder made it (`graph` is it as a networkx DiGraph)
@@ -88,6 +89,7 @@ class Topology:
         # the bits of `ties` that choose among a pair's equal minimal paths, drawn by default or not
         # (a fat-tree's up ports under d-mod-k, a rail cluster's spine): multipath routing reads them
         self._path_bits = path_bits or choice_bits
+        self._waypoint = waypoint  # a builder whose routes correct one dimension after another says where
         # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
         self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
                            if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
@@ -168,6 +170,14 @@ class Topology:
             path = tuple(self._router(self, src, dst, ties))
             self._routes[key] = path
         return path
+
+    def waypoint(self, src: int, dst: int) -> tuple[int, int] | None:
+        """(NPU, dimension d) where the route from `src` to `dst` leaves the first dimension it
+        corrects, d, to go on in others (dimension-ordered builders only; else None): route(src, dst,
+        ties) is then route(src, NPU, ties) and route(NPU, dst, ties) joined, the first leg's links
+        in d, the second's above it, each reading only its own dimensions' bits of `ties` (the
+        packet backend joins their route tables)."""
+        return None if self._waypoint is None else self._waypoint(self, src, dst)
 
     def tie_rule(self, rule: str) -> None:
         """Break antipode ties at random per message ("random") or always the positive way ("positive")."""

@@ -65,6 +65,20 @@ def level_order_route(topo: Topology, src: int, dst: int, ties: int, group_switc
     return path
 
 
+def level_order_waypoint(topo: Topology, src: int, dst: int) -> tuple[int, int] | None:
+    """(NPU, dimension) where `level_order_route` from `src` to `dst` finishes its first dimension,
+    if it goes on in another one (`Topology.waypoint`): `src` with that dimension's coordinate set
+    to `dst`'s."""
+    stride = 1
+    for d, size in enumerate(topo.dim_sizes):
+        c, target = src // stride % size, dst // stride % size
+        if c != target:
+            via = src + (target - c) * stride
+            return None if via == dst else (via, d)
+        stride *= size
+    return None
+
+
 def level_bisection(dim: Dimension, groups: int) -> float:
     """One-direction bandwidth across a cut that halves every group of this dimension."""
     half = dim.size // 2
@@ -128,7 +142,8 @@ def build_levels(name: str, kind: str, levels: list[LevelSpec], direct_terminals
     router = partial(level_order_route, group_switch=group_switch)
     diameter = sum(level_diameter(dim) for dim in dims)  # routes correct each dimension independently
     return Topology(name, kind, graph, npus, dims, router, bisection, diameter, switch_latency,
-                    nic_latency=[level.nic_latency for level in levels], direct_terminals=direct_terminals)
+                    nic_latency=[level.nic_latency for level in levels], direct_terminals=direct_terminals,
+                    waypoint=None if direct_terminals else level_order_waypoint)
 
 
 @dataclass(frozen=True)

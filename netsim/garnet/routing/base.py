@@ -73,7 +73,9 @@ class RoutingUnit:
     routes depend on nothing but the message and the network's state, so the fast-forward over
     repeating states may run (a random draw per packet is not part of that state); `choices`, route
     computation offers several route entries (`options`), of which the router's VC allocation
-    takes one (BookSim's route sets: allocators/base.py), instead of one (`output`).
+    takes one (BookSim's route sets: allocators/base.py), instead of one (`output`);
+    `classes_per_dimension`, a hop's VC class depends only on the route's hops in the hop's own
+    dimension, so the network may join a route's table from its legs' (`Topology.waypoint`).
     """
 
     name = ""
@@ -82,6 +84,7 @@ class RoutingUnit:
     lookup = True
     periodic = True
     choices = False
+    classes_per_dimension = False
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         if self.kinds and topology.kind not in self.kinds:

@@ -30,6 +30,7 @@ class DimensionOrder(RoutingUnit):
     """`dor`: dimension-order routes, dateline classes switching at the wrap-around link."""
 
     name = "dor"
+    classes_per_dimension = True  # the dateline class is chosen anew in each ring dimension
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
@@ -118,6 +119,7 @@ class DragonflyMinimal(DimensionOrder):
 
     name = "dragonfly-min"
     kinds = ("dragonfly",)
+    classes_per_dimension = False  # HIGH from the global link on, whatever the dimension
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
