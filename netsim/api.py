@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import gc
 import math
-import sys
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
 import simpy
+from simpy.core import EmptySchedule
 from simpy.events import Event
 
 from netsim.topology import Topology
@@ -258,13 +258,20 @@ class Network(ABC):
 
     def _run_unmonitored(self, limit: float) -> None:
         """`_run_events` without a monitor: step and count events up to `limit`, nothing else per event
-        (a 1024-NPU collective runs 1.5 million of them)."""
+        (a 1024-NPU collective runs 1.5 million of them); without a limit, until simpy has none left."""
         peek, step = self.env.peek, self.env.step
-        last = min(limit, sys.float_info.max)  # peek() is infinite once nothing is scheduled
         count = 0
-        while peek() <= last:
-            step()
-            count += 1
+        if limit == math.inf:
+            try:
+                while True:
+                    step()
+                    count += 1
+            except EmptySchedule:
+                pass
+        else:
+            while peek() <= limit:
+                step()
+                count += 1
         self.events += count
 
     @abstractmethod
