@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
 import simpy
+from simpy.core import EmptySchedule
+from simpy.events import Event
 
 from netsim.topology import Topology
 
@@ -57,12 +59,13 @@ class NetworkAPI(Protocol):
 class Endpoint:
     """An NPU's view of the network: the NetworkAPI implementation every backend shares."""
 
-    __slots__ = ("network", "npu", "env", "_arrived", "_posted")
+    __slots__ = ("network", "npu", "env", "_npus", "_arrived", "_posted")
 
     def __init__(self, network: "Network", npu: int):
         self.network = network
         self.npu = npu
         self.env = network.env
+        self._npus = network.topology.npus
         self._arrived: dict[tuple, deque] = defaultdict(deque)  # (src, tag) -> [nbytes] not yet received
         self._posted: dict[tuple, deque] = defaultdict(deque)  # (src, tag) -> [(event, nbytes)] waiting
 
@@ -73,22 +76,29 @@ class Endpoint:
         self.env.timeout(delay_ns).callbacks.append(lambda _event: fn())
 
     def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        if not 0 <= dst < self.network.topology.npus:
+        if type(nbytes) is not int or nbytes <= 0 or not 0 <= dst < self._npus:
+            nbytes = self._checked_bytes(dst, nbytes)
+        return self.network.submit(self.npu, dst, nbytes, tag)
+
+    def _checked_bytes(self, dst: int, nbytes) -> int:
+        """`nbytes` as an int, or a one-line ValueError if `send` cannot send it to `dst` (the checks of a
+        send that is not plainly valid)."""
+        if not 0 <= dst < self._npus:
             raise ValueError(f"NPU {self.npu}: send to NPU {dst}, which does not exist")
         if nbytes <= 0:
             raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry at least 1 byte")
-        if type(nbytes) is not int:  # a float or numpy number: whole bytes only, as every backend counts them
-            if not float(nbytes).is_integer():  # (nor inf or nan)
-                raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry whole bytes")
-            nbytes = int(nbytes)
-        return self.network.submit(self.npu, dst, nbytes, tag)
+        # a float or numpy number: whole bytes only, as every backend counts them (nor inf or nan)
+        if not float(nbytes).is_integer():
+            raise ValueError(f"NPU {self.npu}: send of {nbytes} bytes to NPU {dst}; messages carry whole bytes")
+        return int(nbytes)
 
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        event = self.env.event()
+        event = Event(self.env)
         key = (src, tag)
         arrived = self._arrived.get(key)
         if arrived:
-            _check_size(self.npu, src, tag, arrived[0], nbytes)
+            if arrived[0] != nbytes:
+                raise _size_error(self.npu, src, tag, arrived[0], nbytes)
             arrived.popleft()
             if not arrived:
                 del self._arrived[key]
@@ -105,7 +115,8 @@ class Endpoint:
             event, expected = posted.popleft()
             if not posted:
                 del self._posted[key]
-            _check_size(self.npu, src, tag, nbytes, expected)
+            if nbytes != expected:
+                raise _size_error(self.npu, src, tag, nbytes, expected)
             event.succeed()
         else:
             self._arrived[key].append(nbytes)
@@ -116,9 +127,9 @@ class Endpoint:
                 for (src, tag), queue in self._posted.items() for _event, nbytes in queue]
 
 
-def _check_size(npu: int, src: int, tag: Hashable, sent: int, expected: int) -> None:
-    if sent != expected:
-        raise ValueError(f"NPU {npu}: message from NPU {src} with tag {tag} has {sent} B, recv expected {expected} B")
+def _size_error(npu: int, src: int, tag: Hashable, sent: int, expected: int) -> ValueError:
+    """The error of a message whose size is not the one its recv expects."""
+    return ValueError(f"NPU {npu}: message from NPU {src} with tag {tag} has {sent} B, recv expected {expected} B")
 
 
 @contextmanager
@@ -208,17 +219,21 @@ class Network(ABC):
             self._check_every = max(1, self._monitor_stride // self._standing)
 
     def _run_events(self, until: float | None, monitor: "Monitor | None") -> bool:
-        peek, step = self.env.peek, self.env.step
-        limit = float("inf") if until is None else until
+        limit = math.inf if until is None else until
         self._monitor_stride = monitor.stride if monitor is not None else None
-        self._check_every = max(1, monitor.stride // self._standing) if monitor is not None else float("inf")
+        if monitor is None:
+            self._check_every = math.inf
+            self._run_unmonitored(limit)
+            return False
+        self._check_every = max(1, monitor.stride // self._standing)
+        peek, step = self.env.peek, self.env.step
         count = 0
         stopped = False
         while True:
             next_time = peek()  # infinite once nothing is scheduled
-            if next_time == float("inf") or next_time > limit:
+            if next_time == math.inf or next_time > limit:
                 break
-            if next_time > self.next_counter_read and self.counters_any_time and monitor is not None:
+            if next_time > self.next_counter_read and self.counters_any_time:
                 # a link sample is due before this event: the monitor takes it now, so a backend with few
                 # simpy events (the packet clock runs cycles between them) keeps the sampling cadence
                 due = self.next_counter_read
@@ -240,6 +255,24 @@ class Network(ABC):
                     break
         self.events += count
         return stopped
+
+    def _run_unmonitored(self, limit: float) -> None:
+        """`_run_events` without a monitor: step and count events up to `limit`, nothing else per event
+        (a 1024-NPU collective runs 1.5 million of them); without a limit, until simpy has none left."""
+        peek, step = self.env.peek, self.env.step
+        count = 0
+        if limit == math.inf:
+            try:
+                while True:
+                    step()
+                    count += 1
+            except EmptySchedule:
+                pass
+        else:
+            while peek() <= limit:
+                step()
+                count += 1
+        self.events += count
 
     @abstractmethod
     def link_counters(self) -> tuple:
