@@ -15,7 +15,7 @@ cdef class VirtualChannel:
     cdef public InputUnit port
     cdef public long long index, rank
     cdef public CycleQueue ready
-    cdef public object packets
+    cdef public list packets
     cdef public Packet front
     cdef public long long sent
     cdef public OutputUnit out

@@ -10,7 +10,6 @@ The flit at the front of a VC is its packet's head when the VC has sent none of 
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
@@ -34,8 +33,9 @@ class VirtualChannel:
         self.index = index
         self.rank = index  # position among all VCs of its router (allocators' round-robin order)
         self.ready = CycleQueue()  # per flit (front first): earliest cycle it may leave
-        self.packets: deque = deque()  # packets with flits here or on the way (more than one only
-        # under tail-sent release, where a VC is a FIFO)
+        # packets with flits here or on the way, front first (more than one only under tail-sent
+        # release, where a VC is a FIFO; a list, which the compiled core appends to and pops inline)
+        self.packets: list = []
         self.front: Any = None  # packets[0], the packet whose flits leave next (None: empty)
         self.sent = 0  # flits of the front packet already sent on
         self.out: Any = None  # OutputUnit of the front packet (None: not routed yet)
@@ -152,7 +152,7 @@ class InputUnit:
         if sent < vc.front.nflits:
             vc.sent = sent
             return False
-        vc.packets.popleft()
+        vc.packets.pop(0)
         vc.front = vc.packets[0] if vc.packets else None
         vc.sent = 0
         vc.out = None
