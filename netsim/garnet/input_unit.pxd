@@ -15,8 +15,8 @@ cdef class VirtualChannel:
     cdef public InputUnit port
     cdef public long long index, rank
     cdef public CycleQueue ready
-    cdef public list packets
     cdef public Packet front
+    cdef public list behind
     cdef public long long sent
     cdef public OutputUnit out
     cdef public long long lo, hi
