@@ -23,7 +23,7 @@ cdef class CycleClock:
     cdef public object after_cycle
     cdef public long long hook_at
 
-    cpdef long long now_cycle(self)
+    cpdef long long now_cycle(self) except? -1
     cpdef double ns(self, double cycle)
     @cython.locals(bucket=list)
     cpdef void wake(self, Component component, long long cycle)

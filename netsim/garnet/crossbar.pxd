@@ -17,8 +17,8 @@ cdef class Slots:
     cdef public long long width, clear_from
 
     @cython.locals(run=Departures, taken=set, d="long long")
-    cpdef bint free(self, long long cycle)
-    cpdef long long next_free(self, long long cycle)
+    cpdef bint free(self, long long cycle) except? -1
+    cpdef long long next_free(self, long long cycle) except? -1
     @cython.locals(taken=set, end="long long")
     cpdef void take(self, Departures cycles, long long now)
 
@@ -31,4 +31,4 @@ cpdef Departures shared_departures(CycleQueue ready, long long first, long long 
                depart="long long", at="long long", k="long long")
 cpdef Departures departures(CycleQueue ready, long long first, long long count, OutputUnit out, long long out_vc)
 @cython.locals(packet=Packet, head=bint, tail=bint)
-cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, Departures leaving)
+cpdef bint traverse(Router router, VirtualChannel vc, OutputUnit out, Departures leaving) except? -1

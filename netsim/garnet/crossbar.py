@@ -64,11 +64,11 @@ class Slots:
         if self.clear_from <= now:  # every cycle taken so far is past (the usual case)
             if taken:
                 taken.clear()
-            if cycles.cycles is None:
+            if cycles.spacing:  # even
                 self.run = cycles
             else:
                 self.run = NONE
-                taken.update(cycles.cycles)
+                taken.update(cycles.to_list())
         else:
             if self.run.count:
                 taken.update(self.run.to_list())

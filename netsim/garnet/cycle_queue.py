@@ -102,7 +102,7 @@ class CycleQueue:
 
     def push_shifted(self, departures: Departures, delay: int) -> None:
         """Append every one of the cycles of `departures` `delay` later."""
-        if departures.cycles is None:
+        if departures.spacing:  # even
             if departures.count == 1:
                 self.push(departures.first + delay)
             elif departures.count:

@@ -4,7 +4,8 @@ flit held back by its credit, by its own arrival or by a shared link breaks the 
 
 An object with integer fields, where a `range` or a list would cost a Python int per look: the
 compiled core reads `first`, `last` and `count` as C integers and builds even ones without the
-constructor's argument parsing (`evenly`)."""
+constructor's argument parsing (`evenly`). Even departures hold no Python object, so the compiled
+core allocates them (one per grant) outside the garbage collector; listed ones are a subclass."""
 
 from __future__ import annotations
 
@@ -12,41 +13,50 @@ from __future__ import annotations
 class Departures:
     """Increasing cycles, one per flit (see the module docstring): build with `evenly` or `listed`."""
 
-    # first, last: the first and last cycle; spacing: between consecutive cycles (0 when listed);
-    # cycles: the cycles one by one when they are not even, else None
-    __slots__ = ("first", "last", "count", "spacing", "cycles")
+    # first, last: the first and last cycle; spacing: between consecutive cycles (0 when listed)
+    __slots__ = ("first", "last", "count", "spacing")
 
     def at(self, k: int) -> int:
         """The `k`-th cycle (0 <= k < count)."""
-        if self.cycles is None:
-            return self.first + k * self.spacing
-        return self.cycles[k]
+        return self.first + k * self.spacing
 
     def total(self) -> int:
         """The sum of the cycles."""
-        if self.cycles is None:
-            return run_sum(self.first, self.count, self.spacing)
-        return sum(self.cycles)
+        return run_sum(self.first, self.count, self.spacing)
 
     def holds(self, cycle: int) -> bool:
         """Is `cycle` one of the cycles?"""
-        if self.cycles is not None:
-            return cycle in self.cycles
         if not self.first <= cycle <= self.last:
             return False
-        return self.spacing == 0 or (cycle - self.first) % self.spacing == 0
+        return (cycle - self.first) % self.spacing == 0
 
     def to_list(self) -> list[int]:
         return [self.at(k) for k in range(self.count)]
 
     def shifted(self, span: int) -> Departures:
         """The same cycles `span` later (fast-forward)."""
-        if self.cycles is None:
-            return evenly(self.first + span, self.count, self.spacing)
-        return listed([cycle + span for cycle in self.cycles])
+        return evenly(self.first + span, self.count, self.spacing)
 
     def __repr__(self) -> str:
         return f"Departures({self.to_list()})"
+
+
+class Listed(Departures):
+    """Departures that are not even: `cycles`, one by one (`spacing` 0)."""
+
+    __slots__ = ("cycles",)
+
+    def at(self, k: int) -> int:
+        return self.cycles[k]
+
+    def total(self) -> int:
+        return sum(self.cycles)
+
+    def holds(self, cycle: int) -> bool:
+        return cycle in self.cycles
+
+    def shifted(self, span: int) -> Departures:
+        return listed([cycle + span for cycle in self.cycles])
 
 
 def run_sum(first: int, count: int, spacing: int) -> int:
@@ -60,14 +70,13 @@ def evenly(first: int, count: int, spacing: int) -> Departures:
     departures.first = first
     departures.count = count
     departures.spacing = spacing
-    departures.cycles = None
     departures.last = first + (count - 1) * spacing
     return departures
 
 
 def listed(cycles: list[int]) -> Departures:
     """The increasing `cycles` (at least one)."""
-    departures = Departures.__new__(Departures)
+    departures = Listed.__new__(Listed)
     departures.first = cycles[0]
     departures.last = cycles[-1]
     departures.count = len(cycles)

@@ -15,18 +15,18 @@ cdef class VirtualChannel:
     cdef public InputUnit port
     cdef public long long index, rank
     cdef public CycleQueue ready
-    cdef public object packets
     cdef public Packet front
+    cdef public list behind
     cdef public long long sent
     cdef public OutputUnit out
     cdef public long long lo, hi
     cdef public object options
     cdef public long long out_vc, head_from, tail_left, peak, residency
 
-    cpdef void route_to(self, OutputUnit out, long long lo, long long hi)
+    cpdef void route_to(self, OutputUnit out, long long lo, long long hi) noexcept
     cpdef void offer(self, tuple options)
-    cpdef void grant(self, long long out_vc)
-    cpdef void gate(self, long long cycle)
+    cpdef void grant(self, long long out_vc) noexcept
+    cpdef void gate(self, long long cycle) noexcept
 
 
 cdef class InputUnit:
@@ -39,8 +39,8 @@ cdef class InputUnit:
     cdef public Slots slots
 
     @cython.locals(at="long long")
-    cpdef long long next_free(self, long long cycle)
+    cpdef long long next_free(self, long long cycle) except? -1
     @cython.locals(ready=CycleQueue)
     cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, Departures departures, long long delay)
     @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
-    cpdef bint send_flits(self, VirtualChannel vc, Departures departures)
+    cpdef bint send_flits(self, VirtualChannel vc, Departures departures) except? -1

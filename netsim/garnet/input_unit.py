@@ -10,7 +10,6 @@ The flit at the front of a VC is its packet's head when the VC has sent none of 
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from netsim.garnet.clock import NEVER
@@ -26,7 +25,7 @@ class VirtualChannel:
     routing unit with `choices` offers several routes (`options`): `out`..`hi` hold the first until
     VC allocation takes one."""
 
-    __slots__ = ("port", "index", "rank", "ready", "packets", "front", "sent", "out", "lo", "hi", "options", "out_vc",
+    __slots__ = ("port", "index", "rank", "ready", "front", "behind", "sent", "out", "lo", "hi", "options", "out_vc",
                  "head_from", "tail_left", "peak", "residency")
 
     def __init__(self, port: "InputUnit", index: int, depth: int):
@@ -34,9 +33,10 @@ class VirtualChannel:
         self.index = index
         self.rank = index  # position among all VCs of its router (allocators' round-robin order)
         self.ready = CycleQueue()  # per flit (front first): earliest cycle it may leave
-        self.packets: deque = deque()  # packets with flits here or on the way (more than one only
-        # under tail-sent release, where a VC is a FIFO)
-        self.front: Any = None  # packets[0], the packet whose flits leave next (None: empty)
+        self.front: Any = None  # the packet whose flits leave next (None: the VC is empty)
+        # the packets after it with flits here or on the way, in order (only under tail-sent
+        # release, where a VC is a FIFO: usually none, so a packet that comes and goes costs no list)
+        self.behind: list = []
         self.sent = 0  # flits of the front packet already sent on
         self.out: Any = None  # OutputUnit of the front packet (None: not routed yet)
         self.lo = self.hi = 0  # downstream VCs [lo, hi) its class may take
@@ -52,10 +52,10 @@ class VirtualChannel:
     def signature(self, c: int, name) -> tuple | None:
         """The VC's state relative to cycle `c` (fast-forward; `name(packet)` names a packet); None
         when it is empty and idle. Cycles in the past only mean "already": clamped."""
-        if not self.packets:
+        if self.front is None:
             return None
-        return (tuple([t - c for t in self.ready.to_list()]), tuple(map(name, self.packets)), self.sent, id(self.out),
-                self.lo, self.hi, self.out_vc, max(self.head_from - c, 0), max(self.tail_left - c, -1))
+        return (tuple([t - c for t in self.ready.to_list()]), tuple(map(name, (self.front, *self.behind))), self.sent,
+                id(self.out), self.lo, self.hi, self.out_vc, max(self.head_from - c, 0), max(self.tail_left - c, -1))
 
     def shift(self, span: int) -> None:
         """Move every stored cycle `span` later (fast-forward)."""
@@ -125,11 +125,12 @@ class InputUnit:
         ready = vc.ready
         ready.push_shifted(departures, delay)
         if head:
-            vc.packets.append(packet)
-            if len(vc.packets) == 1:
+            if vc.front is None:
                 vc.front = packet
                 self.occupied += 1
                 self.router.occupy(vc)
+            else:
+                vc.behind.append(packet)
         if ready.count > vc.peak:
             vc.peak = ready.count
 
@@ -152,14 +153,13 @@ class InputUnit:
         if sent < vc.front.nflits:
             vc.sent = sent
             return False
-        vc.packets.popleft()
-        vc.front = vc.packets[0] if vc.packets else None
+        vc.front = vc.behind.pop(0) if vc.behind else None
         vc.sent = 0
         vc.out = None
         vc.options = None
         vc.out_vc = -1
         vc.tail_left = last
-        if not vc.packets:
+        if vc.front is None:
             self.occupied -= 1
             self.router.vacate(vc)
         return True

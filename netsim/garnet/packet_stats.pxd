@@ -8,6 +8,6 @@ cdef class PacketStats:
     cdef public long long cut, packets, flits, bytes, latency, network_latency, hops
     cdef public object histogram
 
-    cpdef void cut_one(self)
+    cpdef void cut_one(self) noexcept
     @cython.locals(message=Message, latency="long long")
-    cpdef long long add(self, Packet packet, long long cycle)
+    cpdef long long add(self, Packet packet, long long cycle) except? -1

@@ -17,5 +17,5 @@ cdef class Router(Component):
 
     cpdef void occupy(self, VirtualChannel vc)
     cpdef void vacate(self, VirtualChannel vc)
-    cpdef void moved(self, long long cycle)
+    cpdef void moved(self, long long cycle) noexcept
     cpdef void step(self, long long cycle)

@@ -111,9 +111,9 @@ class SwitchAllocator:
 
     def wants(self, vc: VirtualChannel, out: OutputUnit) -> bool:
         """Might `vc` (holding packets) bid for output unit `out`?"""
-        if vc.out is out:
+        if vc.out is out or self.route_of(vc.front)[0] is out:
             return True
-        for packet in vc.packets:
+        for packet in vc.behind:
             if self.route_of(packet)[0] is out:
                 return True
         return False

@@ -18,11 +18,11 @@ cdef class BookSimAllocator(SwitchAllocator):
 
     @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,
                    outs="long long", slot="long long", rival="long long")
-    cpdef long long allocate(self, long long cycle)
+    cpdef long long allocate(self, long long cycle) except? -1
     @cython.locals(start="long long", n="long long")
-    cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival)
+    cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival) except? -1
     @cython.locals(room="long long", first="long long", out=OutputUnit, lo="long long", hi="long long")
-    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle)
+    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle) except? -1
     @cython.locals(base="long long", inputs="long long", v="long long", g="long long", best="long long",
                    count="long long")
     cpdef void _ask_output(self, VirtualChannel vc, OutputUnit out, long long lo, long long hi, long long cycle,
@@ -37,7 +37,8 @@ cdef class BookSimAllocator(SwitchAllocator):
                    granted="long long[::1]", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
                    won="long long", alone="long long", share="long long", at="long long")
-    cpdef long long _allocate_switch(self, long long cycle)
-    cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle, long long share)
+    cpdef long long _allocate_switch(self, long long cycle) except? -1
+    cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle,
+                           long long share) except? -1
     @cython.locals(ready=CycleQueue)
-    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle)
+    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? -1

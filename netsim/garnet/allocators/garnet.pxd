@@ -23,17 +23,17 @@ cdef class GarnetAllocator(SwitchAllocator):
                    picking=list, next_port="long long[::1]", ports="long long", bid_by="long long[::1]",
                    bid_port="long long[::1]", bidding=list,
                    o="long long", rival="long long", best_distance="long long")
-    cpdef long long allocate(self, long long cycle)
+    cpdef long long allocate(self, long long cycle) except? -1
     @cython.locals(count="long long", out=OutputUnit)
-    cpdef long long _waiting(self, InputUnit port)
+    cpdef long long _waiting(self, InputUnit port) except? -1
     @cython.locals(port=InputUnit)
     cpdef void _clear_picks(self)
     @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
                    room="long long")
-    cpdef long long _lone(self, VirtualChannel vc, long long cycle)
+    cpdef long long _lone(self, VirtualChannel vc, long long cycle) except? -1
     @cython.locals(wake_at="long long", best="long long", most="long long", options=tuple, k="long long",
                    out=OutputUnit, lo="long long", hi="long long", at="long long", free="long long", v="long long")
-    cpdef long long _choose(self, VirtualChannel vc, long long cycle, long long room)
+    cpdef long long _choose(self, VirtualChannel vc, long long cycle, long long room) except? -1
     @cython.locals(port=InputUnit, leaving=Departures)
     cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,
-                           long long at_port, long long at_output)
+                           long long at_port, long long at_output) except? -1
