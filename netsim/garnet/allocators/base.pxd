@@ -14,7 +14,7 @@ cdef long long BATCH_MAX_OCCUPIED
 
 cdef class SwitchAllocator:
     cdef public Router router
-    cdef public long long node
+    cdef public object node  # a Python int: route tables' key (no int made per lookup past 256 routers)
     cdef public object routing
     cdef public bint whole_packets, batch, by_table, choices
     cdef public long long horizon

@@ -54,7 +54,7 @@ class SwitchAllocator:
 
     def __init__(self, router: Router, routing, whole_packets: bool, batch: bool):
         self.router = router
-        self.node = router.node
+        self.node = router.node  # (one Python int, the key of every route table lookup here)
         self.routing = routing
         self.by_table = getattr(type(routing), "output", None) is table_output  # route by the message's table
         self.choices = routing.choices  # route computation offers several entries (module docstring)
