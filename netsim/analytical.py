@@ -219,10 +219,10 @@ class AnalyticalNetwork(Network):
         self.env.timeout(delay).callbacks.append(lambda _event: self.deliver(src, dst, tag, nbytes))
         return self._handed_off
 
-    def link_stats(self):
-        """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
+    def link_columns(self) -> dict[str, list]:
+        """The common columns; no flits, buffers or credits in this model (`link_table` makes those NaN)."""
         self.flush_orbits()
-        return self.link_frame(self.link_bytes, self.link_busy_ns)
+        return self.link_table(self.link_bytes, self.link_busy_ns)
 
     def link_counters(self) -> tuple:
         """Bytes and busy time per link up to now: the totals less what messages still crossing

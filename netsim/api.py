@@ -330,23 +330,29 @@ class Network(ABC):
                              "bytes_received": self.bytes_received})
 
     @abstractmethod
+    def link_columns(self) -> dict[str, list]:
+        """One list per column, one row per directed link in link-id order, with at least the columns
+        of `netsim.report.LINK_COLUMNS` (`link_table` fills those a backend does not model with NaN):
+        `link_stats`'s table, without pandas."""
+
     def link_stats(self) -> pd.DataFrame:
-        """One row per directed link, in link-id order, with at least the columns of
-        `netsim.report.LINK_COLUMNS` (`link_frame` fills those a backend does not model with NaN)."""
+        """The per-link table (`link_columns`) as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.link_columns())
 
     def stats(self) -> dict[str, pd.DataFrame]:
         """DataFrames of the run so far: `links` (per link) and `npus` (per NPU)."""
         return {"links": self.link_stats(), "npus": self.npu_stats()}
 
-    def link_frame(self, link_bytes, busy_ns, extra: dict | None = None) -> pd.DataFrame:
-        """The common per-link table from per-link byte and busy-time counters (indexed by link id)."""
-        import pandas as pd
-
+    def link_table(self, link_bytes, busy_ns, extra: dict | None = None) -> dict[str, list]:
+        """The common per-link columns from per-link byte and busy-time counters (indexed by link id)."""
         from netsim.report import LINK_COLUMNS
 
         elapsed = self.env.now
         links = self.topology.links
-        frame = pd.DataFrame({
+        busy_ns = list(busy_ns)
+        table = {
             "link_id": [link.id for link in links],
             "src": [link.src for link in links],
             "dst": [link.dst for link in links],
@@ -355,12 +361,10 @@ class Network(ABC):
             "bandwidth_GBps": [link.bandwidth for link in links],
             "latency_ns": [link.latency for link in links],
             "bytes": list(link_bytes),
-            "busy_time_ns": list(busy_ns),
-        })
-        frame["utilization"] = frame["busy_time_ns"] / elapsed if elapsed > 0 else 0.0
-        for column, values in (extra or {}).items():
-            frame[column] = list(values)
+            "busy_time_ns": busy_ns,
+            "utilization": [busy / elapsed for busy in busy_ns] if elapsed > 0 else [0.0] * len(links),
+        }
+        table.update((column, list(values)) for column, values in (extra or {}).items())
         for column in LINK_COLUMNS:  # what this backend does not model
-            if column not in frame:
-                frame[column] = math.nan
-        return frame
+            table.setdefault(column, [math.nan] * len(links))
+        return table

@@ -195,9 +195,9 @@ class CongestionAwareNetwork(Network):
         busy = [total - (free - now if free > now else 0.0) for total, free in zip(busy_ns, free_at)]
         return list(link_bytes), busy
 
-    def link_stats(self):
-        """The common columns; no flits, buffers or credits in this model (`link_frame` makes those NaN)."""
-        return self.link_frame(*self.link_counters())
+    def link_columns(self) -> dict[str, list]:
+        """The common columns; no flits, buffers or credits in this model (`link_table` makes those NaN)."""
+        return self.link_table(*self.link_counters())
 
 
 class _Message:

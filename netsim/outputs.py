@@ -30,6 +30,8 @@ from netsim.timeseries import TIMESERIES_COLUMNS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from netsim.csv_text import Table
+
 SUMMARY = "summary.json"
 # Columns `netsim report` and its plots read, per table (a table of another kind is read as it is).
 REQUIRED_COLUMNS = {
@@ -60,9 +62,9 @@ def prepare(out_dir: Path) -> None:
         raise ConfigError(f"{out_dir}: cannot write the output folder here ({exc.strerror or exc})") from None
 
 
-def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path) -> Path:
-    """Write summary.json and every table as NAME.csv into `out_dir` (created if needed); see the
-    module docstring. `summary` gets its `files` entry."""
+def write_outputs(summary: dict, tables: dict[str, Table], out_dir: Path) -> Path:
+    """Write summary.json and every table (a DataFrame or plain columns: netsim.csv_text) as NAME.csv
+    into `out_dir` (created if needed); see the module docstring. `summary` gets its `files` entry."""
     what = f"the output folder {out_dir}"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -70,9 +72,9 @@ def write_outputs(summary: dict, tables: dict[str, pd.DataFrame], out_dir: Path)
     except OSError as exc:
         raise cannot_write(exc.filename or out_dir, exc, what) from None
     files = {}
-    for name, frame in tables.items():
+    for name, table in tables.items():
         path = out_dir / f"{name}.csv"
-        write_whole(path, csv_text(frame), what)
+        write_whole(path, csv_text(table), what)
         files[path.name] = path.stat().st_size
     summary["files"] = files
     write_whole(out_dir / SUMMARY, to_json(summary) + "\n", what)

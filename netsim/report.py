@@ -17,6 +17,8 @@ from netsim.units import format_time
 if TYPE_CHECKING:
     import pandas as pd
 
+    from netsim.csv_text import Table
+
 
 def json_default(value):
     """Make numpy scalars, tuples and sets JSON-serialisable in summary.json."""
@@ -64,25 +66,46 @@ LINK_COLUMNS = {
 }
 
 
-def max_utilization(links: pd.DataFrame) -> tuple[float, dict | None]:
-    """The highest link utilization of a run and that link's row (the lowest id among equals)."""
-    if not len(links):
+def max_utilization(links: Table) -> tuple[float, dict | None]:
+    """The highest link utilization of a run and that link's row (the lowest id among equals);
+    `links` is a DataFrame or plain columns (`Network.link_columns`)."""
+    utilization, ids = list(links["utilization"]), list(links["link_id"])
+    if not ids:
         return 0.0, None
-    row = links.sort_values(["utilization", "link_id"], ascending=[False, True]).iloc[0]
-    return float(row["utilization"]), row.to_dict()
+    best = min(range(len(ids)), key=lambda i: (utilization[i] != utilization[i], -utilization[i], ids[i]))
+    return float(utilization[best]), table_row(links, best)
 
 
-def peak_interval_utilization(links: pd.DataFrame, timeseries: pd.DataFrame | None) -> tuple[float, dict | None]:
-    """The highest utilization of one link over one sampling interval of link_timeseries.csv,
-    with that link's row and the interval's end `time_ns` (0 and None without a time series)."""
-    if timeseries is None or timeseries.empty:
+def peak_interval_utilization(links: Table, timeseries: Table | None) -> tuple[float, dict | None]:
+    """The highest utilization of one link over one sampling interval of a run's time series
+    (`LinkSampler.columns` or `frame`: samples in time order, each with every link in id order),
+    with that link's row and the interval's end `time_ns` (0 and None without a time series).
+    Ties go to the lowest link id, then the earliest interval, as in `interval_utilization`."""
+    count = len(links["link_id"])
+    times = list(timeseries["time_ns"])[::count] if timeseries is not None and count else []
+    busy = list(timeseries["busy_time_ns"]) if times else []
+    best = None  # (utilization, link, interval's end)
+    for k in range(1, len(times)):
+        span = times[k] - times[k - 1]
+        if not span > 0:
+            continue
+        before, after = busy[(k - 1) * count:k * count], busy[k * count:(k + 1) * count]
+        shares = [(b - a) / span for a, b in zip(before, after)]
+        top = max(shares)
+        link = shares.index(top)
+        if best is None or top > best[0] or (top == best[0] and link < best[1]):
+            best = (top, link, times[k])
+    if best is None:
         return 0.0, None
-    util = interval_utilization(timeseries)
-    if util.empty:
-        return 0.0, None
-    top = util.sort_values(["utilization", "link_id", "time_ns"], ascending=[False, True, True]).iloc[0]
-    row = links.set_index("link_id", drop=False).loc[int(top["link_id"])].to_dict()
-    return float(top["utilization"]), {**row, "time_ns": float(top["time_ns"])}
+    utilization, link, end = best
+    return float(utilization), {**table_row(links, link), "time_ns": float(end)}
+
+
+def table_row(table: Table, i: int) -> dict:
+    """Row `i` (by position) of a DataFrame or of plain columns, as {column: value}."""
+    if isinstance(table, dict):
+        return {name: values[i] for name, values in table.items()}
+    return table.iloc[i].to_dict()
 
 
 def oversubscription_warning(run_peak: tuple[float, dict | None], interval_peak: tuple[float, dict | None],

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunResult:
-    """What a run produced: summary.json's content and the tables written as CSV."""
+    """What a run produced: summary.json's content and the tables written as CSV (DataFrames, or plain
+    columns where a command writes them without pandas: netsim.csv_text)."""
 
     name: str
     summary: dict
@@ -73,7 +74,7 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
         "network": {"name": network_cfg.name, "path": network_cfg.path, "topology": network.topology.summary(),
                     "config": network_cfg.table},
     }
-    if any(column.endswith("_cycles") for table in tables.values() for column in table.columns):
+    if any(str(column).endswith("_cycles") for table in tables.values() for column in table):
         summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
     if network.backend_name == "garnet":
         from netsim.packet_settings import packet_settings

@@ -61,6 +61,7 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
     """Run `command`'s scenario on `options` (None: the default) and `overrides` (--set KEY=VALUE)."""
     from netsim.cli import build_parser, command_line, option, run_scenario, set_option
     from netsim.config import non_negative_int
+    from netsim.csv_text import as_frame
     from netsim.outputs import prepare, write_outputs
     from netsim.progress import RunMonitor, make_view, watching
 
@@ -78,4 +79,5 @@ def simulate(command: str, options: dict, overrides: dict | None, seed: int, out
         result = run_scenario(args, monitor)
         if out is not None:
             write_outputs(result.summary, result.tables, Path(out))
+    result.tables = {name: as_frame(table) for name, table in result.tables.items()}  # (synth's are plain columns)
     return result

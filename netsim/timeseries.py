@@ -57,22 +57,43 @@ class LinkSampler:
             self.interval *= 2
         network.next_counter_read = self.next_at
 
-    def frame(self) -> pd.DataFrame:
+    def columns(self) -> dict[str, Sequence]:
         """Long format, one row per sample and link (samples in time order, links by id):
-        TIMESERIES_COLUMNS."""
-        import numpy as np
+        TIMESERIES_COLUMNS, as Python arrays (numpy's when a backend's samples are numpy arrays)."""
+        if not self.samples:
+            return {name: [] for name in TIMESERIES_COLUMNS}
+        links = len(self.samples[0][1])
+        times, link_bytes, busy = zip(*self.samples)
+        times = _packed(list(times))
+        return {
+            "time_ns": array(times.typecode, [time for time in times for _ in range(links)]),
+            "link_id": array("q", range(links)) * len(times),
+            "bytes": _concatenated(link_bytes),
+            "busy_time_ns": _concatenated(busy),
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """`columns` as a DataFrame."""
         import pandas as pd
+
+        from netsim.csv_text import as_frame
 
         if not self.samples:
             return pd.DataFrame(columns=list(TIMESERIES_COLUMNS))
-        links = len(self.samples[0][1])
-        times, link_bytes, busy = zip(*self.samples)
-        return pd.DataFrame({
-            "time_ns": np.repeat(np.asarray(times), links),
-            "link_id": np.tile(np.arange(links, dtype=np.int64), len(times)),
-            "bytes": np.concatenate([np.asarray(sample) for sample in link_bytes]),
-            "busy_time_ns": np.concatenate([np.asarray(sample) for sample in busy]),
-        })
+        return as_frame(self.columns())
+
+
+def _concatenated(samples: Sequence[Sequence]) -> Sequence:
+    """Samples (`_packed`'s arrays) end to end, typed as numpy.concatenate would type them."""
+    if not all(isinstance(sample, array) for sample in samples):
+        import numpy as np
+
+        return np.concatenate([np.asarray(sample) for sample in samples])
+    typecode = "q" if all(sample.typecode == "q" for sample in samples) else "d"
+    joined = array(typecode)
+    for sample in samples:
+        joined.extend(sample if sample.typecode == typecode else array(typecode, sample))
+    return joined
 
 
 def _packed(values: list | np.ndarray) -> Sequence:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -62,3 +64,28 @@ def test_a_runs_tables_are_written_as_pandas_writes_them():
     assert {"links", "link_timeseries", "detailed"} <= set(result.tables)
     for frame in result.tables.values():
         assert csv_text(frame) == frame.to_csv(index=False)
+
+
+@pytest.mark.parametrize("column", [
+    [1, 2, 3], [10**15, -7, 0], [1, 2.5, 3], [0.5, np.nan, 1e16], [1.0, -0.0, 2.0], [True, False, True],
+    ["ring", "a b", "ünï"], ["x,y", "a", "b"], ["", "a", "b"], ["a", None, "b"], [1, True, 2], [1.5, "text", 2],
+    [2**63, 1, 2], [np.float64(1.5), 2.0, 3.0],
+    array("q", [4, 5, 6]), array("d", [0.25, np.nan, 7.0]), array("f", [1.5, 2.25, 3.0]),
+], ids=repr)
+def test_plain_columns_are_written_as_pandas_writes_their_frame(column):
+    """A dict of lists or Python arrays: written as `pd.DataFrame(table).to_csv(index=False)`, on
+    the fast path when its columns are plain, else through pandas."""
+    table = {"value": column, "other": [1, 2, 3]}
+    assert csv_text(table) == pd.DataFrame(table).to_csv(index=False)
+    frame = module.as_frame(table)
+    assert frame.dtypes.tolist() == pd.DataFrame(table).dtypes.tolist()
+
+
+def test_empty_plain_columns_are_a_header():
+    assert csv_text({"a": [], "b": array("d")}) == pd.DataFrame({"a": [], "b": []}).to_csv(index=False)
+
+
+def test_plain_rows_match_the_frames_rows():
+    table = plain_frame(np.random.default_rng(3), 2000)
+    columns = {name: table[name].tolist() for name in table.columns}
+    assert csv_text(columns) == csv_text(table) == table.to_csv(index=False)

@@ -37,3 +37,25 @@ def test_busy_time_at_the_end_is_every_flit(direct_all_to_all):
     links = direct_all_to_all.tables["links"]
     cycle_ns = direct_all_to_all.summary["cycle_ns"]
     assert (links["busy_time_ns"] == links["flits"] * links["cycles_per_flit"] * cycle_ns).all()
+
+
+def test_the_peaks_are_the_same_from_plain_columns_and_from_frames(direct_all_to_all):
+    """network_summary reads plain columns (synth) or DataFrames (the other commands): the busiest
+    link over the run and over one interval are the same either way, and the interval peak is the
+    highest of `interval_utilization`'s table (lowest link id, then earliest interval, among equals)."""
+    from netsim.report import max_utilization, peak_interval_utilization
+
+    links, series = direct_all_to_all.tables["links"], direct_all_to_all.tables["link_timeseries"]
+    plain_links = {name: links[name].tolist() for name in links.columns}
+    plain_series = {name: series[name].tolist() for name in series.columns}
+    def comparable(answer):  # (NaN is not equal to itself)
+        value, row = answer
+        return value, {name: None if item != item else item for name, item in row.items()}
+
+    assert comparable(max_utilization(plain_links)) == comparable(max_utilization(links))
+    peak, row = peak_interval_utilization(plain_links, plain_series)
+    assert comparable((peak, row)) == comparable(peak_interval_utilization(links, series))
+    top = interval_utilization(series).sort_values(["utilization", "link_id", "time_ns"],
+                                                   ascending=[False, True, True]).iloc[0]
+    assert (peak, row["link_id"], row["time_ns"]) == (top["utilization"], top["link_id"], top["time_ns"])
+    assert peak == direct_all_to_all.summary["peak_interval_link_utilization"] > 0

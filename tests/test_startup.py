@@ -43,3 +43,28 @@ def test_a_small_run_starts_without_heavy_imports(tmp_path, argv):
                           timeout=120)
     loaded = [line for line in done.stderr.splitlines() if line.startswith("LOADED")]
     assert done.returncode == 0 and loaded == ["LOADED"], done.stderr
+
+
+WHOLE_RUN = f"""
+import sys
+from netsim.__main__ import main
+status = main(sys.argv[1:])
+print("LOADED", *[name for name in {HEAVY!r} if name in sys.modules], file=sys.stderr, flush=True)
+sys.exit(status)
+"""
+
+
+def test_a_synth_run_writes_its_reports_without_pandas_or_numpy(tmp_path):
+    """Importing them took a third of a small synth run (issue 25's 8x8 torus at load 0.01): its
+    tables are plain columns, written by netsim.csv_text (which writes what pandas would)."""
+    import netsim
+
+    tested = str(Path(netsim.__file__).parents[1])
+    argv = ["synth", "--network", "torus-4x4", "--pattern", "uniform", "--rate", "0.1", "--cycles", "500"]
+    done = subprocess.run([sys.executable, "-c", WHOLE_RUN, *argv, "--quiet", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": tested},
+                          timeout=120)
+    loaded = [line for line in done.stderr.splitlines() if line.startswith("LOADED")]
+    assert done.returncode == 0 and loaded == ["LOADED"], done.stderr
+    assert {"links.csv", "link_timeseries.csv", "packet_latency.csv", "summary.json"} <= {
+        path.name for path in (tmp_path / "out").iterdir()}

@@ -477,9 +477,9 @@ class GarnetNetwork(Network):
         now = self.env.now * self.clock.clock_ghz
         return [o.bytes for o in units], [ns(o.flits * o.cpf - o.busy_after(now)) for o in units]
 
-    def link_stats(self) -> pd.DataFrame:
+    def link_columns(self) -> dict[str, list]:
         link_bytes, busy_ns = self.link_counters()
-        return self.link_frame(link_bytes, busy_ns, extra=link_extra(self))
+        return self.link_table(link_bytes, busy_ns, extra=link_extra(self))
 
     def stats(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
