@@ -13,14 +13,20 @@ cdef long long PRUNE_AT
 
 cdef class Slots:
     cdef public Departures run
-    cdef public set taken
-    cdef public long long width, clear_from
+    cdef public bytearray taken
+    cdef public long long base, width, clear_from
 
-    @cython.locals(run=Departures, taken=set, d="long long")
     cpdef bint free(self, long long cycle) except? -1
+    @cython.locals(run=Departures, at="long long")
+    cdef long long _start_near(self, long long cycle) except? -2
+    @cython.locals(i=Py_ssize_t)
+    cdef bint _taken(self, long long cycle) except? -1
+    @cython.locals(run=Departures, width="long long", start="long long", end=Py_ssize_t)
     cpdef long long next_free(self, long long cycle) except? -1
-    @cython.locals(taken=set, end="long long")
+    @cython.locals(taken=bytearray, past="long long", end="long long")
     cpdef void take(self, Departures cycles, long long now)
+    @cython.locals(taken=bytearray, top=Py_ssize_t, k="long long")
+    cdef void _mark(self, Departures cycles)
 
 
 @cython.locals(link=Slots, crossbar=Slots, step="long long", held="long long", pending=CycleQueue, cycles=list,

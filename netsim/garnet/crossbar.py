@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # (types only)
     from netsim.garnet.output_unit import OutputUnit
     from netsim.garnet.router import Router
 
-PRUNE_AT = 4096  # taken cycles kept before the past ones are dropped
+PRUNE_AT = 4096  # past cycles kept at the front of `taken` before they are dropped
 
 
 class Slots:
@@ -31,61 +31,101 @@ class Slots:
     fidelity), each for `width` cycles (a link's cycles per flit). While one packet's back-to-back
     flits are all there is (the usual case) they are kept as the even `Departures` they took, `run`
     (integers in the compiled build: a look costs no Python int); once another packet takes cycles
-    before they are past, all of them go into the set `taken`."""
+    before they are past, all of them go into `taken`, one byte per cycle from `base` on (1: a flit
+    starts then), which the compiled build reads without a Python int (a set of cycles took half
+    of a packet-level training run in hashing and allocating them)."""
 
-    __slots__ = ("run", "taken", "width", "clear_from")
+    __slots__ = ("run", "taken", "base", "width", "clear_from")
 
     def __init__(self, width: int):
         self.run = NONE
-        self.taken: set[int] = set()
+        self.taken = bytearray()
+        self.base = 0  # the cycle of taken[0]
         self.width = width
         self.clear_from = 0  # every cycle from this one on is free
 
     def free(self, cycle: int) -> bool:
         """May a flit start at `cycle`?"""
-        run, taken = self.run, self.taken
-        if self.width == 1:
-            return not run.holds(cycle) and not (taken and cycle in taken)
-        for d in range(1 - self.width, self.width):
-            if run.holds(cycle + d) or (taken and cycle + d in taken):
-                return False
-        return True
+        return self._start_near(cycle) < 0
+
+    def _start_near(self, cycle: int) -> int:
+        """The latest flit start less than `width` cycles from `cycle`, either way (-1: none)."""
+        run = self.run
+        for at in range(cycle + self.width - 1, cycle - self.width, -1):
+            if run.holds(at) or self._taken(at):
+                return at
+        return -1
+
+    def _taken(self, cycle: int) -> bool:
+        """Does a flit of `taken` start at `cycle`?"""
+        i = cycle - self.base
+        return 0 <= i < len(self.taken) and self.taken[i] == 1
 
     def next_free(self, cycle: int) -> int:
-        """The first cycle at or after `cycle` a flit may start."""
-        while not self.free(cycle):
-            cycle += 1
-        return cycle
+        """The first cycle at or after `cycle` a flit may start. A start `t` near `cycle` rules out
+        every cycle up to `t + width`; back-to-back starts (of `run`, or of `taken` at one cycle per
+        flit) are passed at once."""
+        width = self.width
+        while True:
+            start = self._start_near(cycle)
+            if start < 0:
+                return cycle
+            run = self.run
+            if run.holds(start) and run.spacing < 2 * width:  # no free cycle between its flits
+                cycle = run.last + width
+            elif width == 1 and not run.holds(start):  # the taken cycles from `start` on, all at once
+                end = self.taken.find(0, start - self.base)
+                cycle = self.base + (len(self.taken) if end < 0 else end)
+            else:
+                cycle = start + width
 
     def take(self, cycles: Departures, now: int) -> None:
         """A packet's flits take `cycles`, decided at cycle `now`: no flit decided from now on
-        starts before it, so cycles taken that far back are dropped."""
+        starts before it, nor asks whether one starts `width` cycles or more before it, so cycles
+        taken that far back are dropped."""
         taken = self.taken
         if self.clear_from <= now:  # every cycle taken so far is past (the usual case)
             if taken:
-                taken.clear()
+                del taken[:]
+            self.base = now
             if cycles.spacing:  # even
                 self.run = cycles
             else:
                 self.run = NONE
-                taken.update(cycles.to_list())
+                self._mark(cycles)
         else:
             if self.run.count:
-                taken.update(self.run.to_list())
+                self._mark(self.run)
                 self.run = NONE
-            if len(taken) > PRUNE_AT:
-                taken.difference_update([t for t in taken if t + self.width <= now])
-            taken.update(cycles.to_list())
+            past = now - self.width + 1 - self.base  # leading cycles no flit asks about any more
+            if past > PRUNE_AT:
+                del taken[:past]
+                self.base += past
+            self._mark(cycles)
         end = cycles.last + self.width
         if end > self.clear_from:
             self.clear_from = end
 
+    def _mark(self, cycles: Departures) -> None:
+        """Put `cycles` into `taken`."""
+        if cycles.first < self.base:  # (never: a grant's flits leave at or after the cycle it is decided)
+            raise ValueError(f"flits taking cycle {cycles.first}, before cycle {self.base} of the slots")
+        taken = self.taken
+        top = cycles.last - self.base + 1
+        if top > len(taken):
+            taken.extend(bytes(top - len(taken)))
+        for k in range(cycles.count):
+            taken[cycles.at(k) - self.base] = 1
+
     def signature(self, c: int) -> tuple:
-        return tuple(sorted(t - c for t in (*self.run.to_list(), *self.taken) if t >= c))
+        return tuple(sorted(t - c for t in (*self.run.to_list(), *self._taken_cycles()) if t >= c))
+
+    def _taken_cycles(self) -> list[int]:
+        return [self.base + i for i, flag in enumerate(self.taken) if flag]
 
     def shift(self, span: int) -> None:
         self.run = self.run.shifted(span)
-        self.taken = {t + span for t in self.taken}
+        self.base += span
         self.clear_from += span
 
 
@@ -107,8 +147,9 @@ def shared_departures(ready, first: int, count: int, out, out_vc: int, port, sha
             at = ready.at(k)
         if k >= held and pending.at(k - held) > at:
             at = pending.at(k - held)
-        while not (link.free(at) and crossbar.free(at)):
-            at += 1
+        at = link.next_free(at)
+        while not crossbar.free(at):  # the first cycle from `at` on free on both
+            at = link.next_free(crossbar.next_free(at))
         cycles.append(at)
         at += step
     return listed(cycles)
