@@ -101,6 +101,13 @@ class CycleClock:
         """Pending wake-ups relative to cycle `c` (fast-forward)."""
         return tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in self.buckets.items()))
 
+    def sketch(self, c: int) -> tuple:
+        """Pending wake-ups relative to cycle `c`, and how many components each (fast-forward's cheap
+        first look at a state): two tuples, in cycle order."""
+        buckets = self.buckets
+        cycles = sorted(buckets)
+        return tuple([k - c for k in cycles]), tuple([len(buckets[k]) for k in cycles])
+
     def jump(self, span: int) -> None:
         """Move the current cycle, every pending wake-up and simpy's clock `span` cycles later (a
         fast-forward). `buckets` and `due` change in place: `_fire`'s loop holds them."""

@@ -105,8 +105,7 @@ class FastForward:
         # A cheap sketch of the state first: the full signature is built only at a probe whose
         # sketch has been seen before, i.e. about once per period instead of at every probe.
         net = self.network
-        sketch = (net.packets_in_network,
-                  tuple(sorted((k - cycle, len(bucket)) for k, bucket in net.clock.buckets.items())))
+        sketch = (net.packets_in_network, net.clock.sketch(cycle))
         if sketch not in self.sketches:
             self.sketches.add(sketch)
             return
