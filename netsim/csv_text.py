@@ -89,13 +89,7 @@ def _column_text(column: pd.Series) -> np.ndarray | None:
 def _list_text(values: Sequence) -> list[str] | None:
     """Each cell's CSV text for a plain column given as a list or array.array (pandas' types: ints,
     ints and floats as floats, bools, strings), or None when the column is not plain."""
-    if isinstance(values, array):
-        kind = "i" if values.typecode in "bBhHiIlLqQ" else "f" if values.typecode == "d" else None
-    else:
-        types = set(map(type, values))
-        kind = ("i" if types == {int} and INT64[0] <= min(values) and max(values) < INT64[1]
-                else "f" if float in types and types <= {int, float}
-                else "b" if types == {bool} else "U" if types == {str} else "i" if not types else None)
+    kind = _list_kind(values)
     if kind is None:
         return None
     if kind == "f":
@@ -108,6 +102,23 @@ def _list_text(values: Sequence) -> list[str] | None:
         return None
     text_of = dict(zip(distinct, texts))
     return [text_of[value] for value in values]
+
+
+def _list_kind(values: Sequence) -> str | None:
+    """The numpy dtype kind pandas gives a list or array.array column (`_texts`' kinds), or None
+    when it is not one of them (None, numpy scalars, mixed types, integers past 64 bits)."""
+    if isinstance(values, array):
+        return "i" if values.typecode in "bBhHiIlLqQ" else "f" if values.typecode == "d" else None
+    types = set(map(type, values))
+    if not types:
+        return "i"  # (no rows: nothing to format)
+    if types == {int}:
+        return "i" if INT64[0] <= min(values) and max(values) < INT64[1] else None
+    if float in types and types <= {int, float}:
+        return "f"
+    if types == {bool}:
+        return "b"
+    return "U" if types == {str} else None
 
 
 def _texts(kind: str, distinct: list) -> list[str] | None:

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from netsim.units import format_time
 
@@ -103,7 +103,7 @@ def peak_interval_utilization(links: Table, timeseries: Table | None) -> tuple[f
 
 def table_row(table: Table, i: int) -> dict:
     """Row `i` (by position) of a DataFrame or of plain columns, as {column: value}."""
-    if isinstance(table, dict):
+    if isinstance(table, Mapping):
         return {name: values[i] for name, values in table.items()}
     return table.iloc[i].to_dict()
 

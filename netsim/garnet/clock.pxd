@@ -27,7 +27,7 @@ cdef class CycleClock:
     cpdef double ns(self, double cycle)
     @cython.locals(bucket=list)
     cpdef void wake(self, Component component, long long cycle)
-    @cython.locals(buckets=dict, cycles=list, k="long long")
+    @cython.locals(buckets=dict, cycles=list)
     cpdef tuple sketch(self, long long c)
     cpdef void _arm(self, long long cycle)
     @cython.locals(due=list, buckets=dict, bucket=list, component=Component, cycle="long long", budget="long long",

@@ -71,9 +71,9 @@ class Slots:
             if start < 0:
                 return cycle
             run = self.run
-            if run.holds(start) and run.spacing < 2 * width:  # no free cycle between its flits
-                cycle = run.last + width
-            elif width == 1 and not run.holds(start):  # the taken cycles from `start` on, all at once
+            if run.holds(start):  # with no free cycle between its flits, past the whole run
+                cycle = run.last + width if run.spacing < 2 * width else start + width
+            elif width == 1:  # the taken cycles from `start` on, all at once
                 end = self.taken.find(0, start - self.base)
                 cycle = self.base + (len(self.taken) if end < 0 else end)
             else:

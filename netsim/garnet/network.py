@@ -57,7 +57,7 @@ from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
 from netsim.garnet.router import Router
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
-from netsim.garnet.stats import link_extra, nic_frame, vc_frame
+from netsim.garnet.stats import latency_table, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 
 if TYPE_CHECKING:
@@ -492,8 +492,7 @@ class GarnetNetwork(Network):
         summary["events"] = self.clock.steps
         frames["packets"] = pd.DataFrame([summary])
         if self.packet_stats.histogram:
-            frames["packet_latency"] = pd.DataFrame(sorted(self.packet_stats.histogram.items()),
-                                                    columns=["latency_cycles", "packets"])
+            frames["packet_latency"] = pd.DataFrame(latency_table(self.packet_stats.histogram))
         return frames
 
     def events_so_far(self) -> int:

@@ -9,6 +9,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def latency_table(histogram: dict[int, int]) -> dict[str, list]:
+    """packet_latency.csv's columns from a latency histogram (cycles -> packets), in cycle order."""
+    latency = sorted(histogram.items())
+    return {"latency_cycles": [cycles for cycles, _ in latency], "packets": [packets for _, packets in latency]}
+
+
 def link_extra(network) -> dict:
     """Extra per-link columns (topology link order): flits, busy cycles, buffers, credit stalls."""
     cycles = max(1, network.clock.now_cycle())
