@@ -78,7 +78,7 @@ def listed(cycles: list[int]) -> Departures:
     """The increasing `cycles` (at least one)."""
     departures = Listed.__new__(Listed)
     departures.first = cycles[0]
-    departures.last = cycles[-1]
+    departures.last = cycles[len(cycles) - 1]
     departures.count = len(cycles)
     departures.spacing = 0
     departures.cycles = cycles
