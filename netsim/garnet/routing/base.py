@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from netsim.errors import ConfigError
 from netsim.topology import Topology
-from netsim.topology.base import mix64
+from netsim.topology.base import PairDraws
 
 ANY, LOW, HIGH = -1, 0, 1  # VC classes of the dateline units (LOW and HIGH: class 0 and 1 of 2)
 NEXT, HOPS, CHOOSE = -1, -2, -3  # keys of a packet's own table (router ids are >= 0)
@@ -91,17 +91,13 @@ class RoutingUnit:
             raise ConfigError(f"garnet.routing = {self.name!r} routes a {' or '.join(self.kinds)}, not a "
                               f"{topology.kind} (its VC classes would not avoid deadlock there)")
         self.topology = topology
-        self.seed = seed
         self.ties = topology.tie_breaker(seed).ties  # the tie bits of a new message's route
-        self._drawn: dict[tuple[int, int], int] = {}  # packets drawn for so far per (source, destination)
+        self.draws = PairDraws(seed)  # per packet, of a (source, destination) pair
 
     def draw(self, src: int, dst: int) -> int:
-        """64 random bits for the pair's next packet: a hash of (seed, source, destination, the
-        pair's packets drawn for so far), independent of the order events of one instant run in."""
-        pair = (src, dst)
-        k = self._drawn.get(pair, 0)
-        self._drawn[pair] = k + 1
-        return mix64(self.seed, src, dst, k)
+        """64 random bits for the pair's next packet (`PairDraws`: independent of the order events of
+        one instant run in)."""
+        return self.draws.next(src, dst)
 
     def check_vcs(self, vcs_of_dim, dateline: bool) -> None:
         """Refuse VC counts too small for the unit's classes (one line naming the key)."""
