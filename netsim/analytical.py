@@ -203,7 +203,7 @@ class AnalyticalNetwork(Network):
         latency, bandwidth, _ = self.route_cost(src, dst)
         return latency + nbytes / bandwidth
 
-    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event:
         delay = 0.0
         if src != dst:
             for ties, share in self.paths.shares(src, dst, nbytes):  # one route, or an even split

@@ -52,6 +52,10 @@ class NetworkAPI(Protocol):
     def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
         """Start sending; the event fires when the message has been handed to the network."""
 
+    def post(self, dst: int, nbytes: int, tag: Hashable) -> None:
+        """`send` for a sender that never waits for the hand-off: no event (the packet backend then
+        need not tell when the message has left, a simpy event and a NIC step per message less)."""
+
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
         """Expect a message; the event fires when all of it has arrived (and the recv is posted)."""
 
@@ -76,9 +80,15 @@ class Endpoint:
         self.env.timeout(delay_ns).callbacks.append(lambda _event: fn())
 
     def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        return self._submit(dst, nbytes, tag, True)
+
+    def post(self, dst: int, nbytes: int, tag: Hashable) -> None:
+        self._submit(dst, nbytes, tag, False)
+
+    def _submit(self, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
         if type(nbytes) is not int or nbytes <= 0 or not 0 <= dst < self._npus:
             nbytes = self._checked_bytes(dst, nbytes)
-        return self.network.submit(self.npu, dst, nbytes, tag)
+        return self.network.submit(self.npu, dst, nbytes, tag, notify)
 
     def _checked_bytes(self, dst: int, nbytes) -> int:
         """`nbytes` as an int, or a one-line ValueError if `send` cannot send it to `dst` (the checks of a
@@ -183,11 +193,12 @@ class Network(ABC):
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
 
-    def submit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        """Count the message and hand it to the backend; returns the send's event."""
+    def submit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool = True) -> simpy.Event | None:
+        """Count the message and hand it to the backend; returns the send's event (`notify`, else
+        a backend may return None: `Endpoint.post`)."""
         self._bytes_sent[src] += nbytes
         self.messages_sent += 1
-        return self._transmit(src, dst, nbytes, tag)
+        return self._transmit(src, dst, nbytes, tag, notify)
 
     def deliver(self, src: int, dst: int, tag: Hashable, nbytes: int) -> None:
         """Backends call this when a message's last byte has reached `dst`."""
@@ -196,8 +207,9 @@ class Network(ABC):
         self._endpoints[dst].deliver(src, tag, nbytes)
 
     @abstractmethod
-    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        """Carry the message; call `deliver` on arrival; return the event that fires on hand-off."""
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
+        """Carry the message; call `deliver` on arrival; return the event that fires on hand-off
+        (None may be returned when not `notify`)."""
 
     def run(self, until: float | None = None, monitor: "Monitor | None" = None) -> bool:
         """Advance simulated time until no events remain (or past `until` ns), counting events.

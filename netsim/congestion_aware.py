@@ -129,7 +129,7 @@ class CongestionAwareNetwork(Network):
             route = self._routes[key] = (hops, nic)
         return route
 
-    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event:
         if self._canonical:  # its links stand for others: a message of its own would meet none of theirs
             raise ConfigError(f"NPU {src}: a message to NPU {dst} sent while a symmetric collective runs on the "
                               f"congestion-aware backend; set collective-simulation = \"per-message\" for runs "

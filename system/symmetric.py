@@ -107,6 +107,9 @@ class RepresentativeEndpoint:
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
         return self.endpoint.recv(src, nbytes, tag)
 
+    def post(self, dst: int, nbytes: int, tag: Hashable) -> None:
+        self.send(dst, nbytes, tag)  # (a subclass's send: its hand-off event is the network's shared one)
+
 
 class MirrorEndpoint(RepresentativeEndpoint):
     """The representative's NetworkAPI: its sends are costed, counted for the whole orbit, and arrive

@@ -103,7 +103,7 @@ class JitteryNetwork(AnalyticalNetwork):
         super().__init__(topology)
         self.rng = random.Random(seed)
 
-    def _transmit(self, src, dst, nbytes, tag):
+    def _transmit(self, src, dst, nbytes, tag, notify):
         delay = self.message_time(src, dst, nbytes) * self.rng.uniform(0.1, 10.0)
         self.env.timeout(delay).callbacks.append(lambda _e: self.deliver(src, dst, tag, nbytes))
         event = self.env.event()

@@ -328,11 +328,12 @@ class GarnetNetwork(Network):
             self.clock.limit = math.inf
 
     # ------------------------------------------------------------------ traffic
-    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
-        handed_off = self.env.event()
+    def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
+        handed_off = self.env.event() if notify else None  # (no event: the NIC need not tell when it left)
         if src == dst:
             self.env.timeout(0).callbacks.append(lambda _e: self.deliver(src, dst, tag, nbytes))
-            handed_off.succeed()
+            if notify:
+                handed_off.succeed()
             return handed_off
         self.send_message(src, dst, nbytes, tag, self.packet_bytes, handed_off, self._delivered)
         return handed_off

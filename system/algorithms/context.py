@@ -91,7 +91,7 @@ class PhaseContext:
 
     def send(self, to: int, parts: tuple | None, key: Hashable, nbytes: int | None = None) -> None:
         """Send `parts` (a (first, stop) range, or None for a data-less message) to rank `to`."""
-        self.endpoint.send(self.group[to], self.wire_bytes(parts) if nbytes is None else nbytes, (self.tag, key))
+        self.endpoint.post(self.group[to], self.wire_bytes(parts) if nbytes is None else nbytes, (self.tag, key))
         if self.data is not None and parts is not None:
             self.data.post(self.group[to], (self.tag, key), parts)
 
@@ -107,7 +107,7 @@ class PhaseContext:
 
     def forward(self, frm: int, in_key: Hashable, to: int, out_key: Hashable, nbytes: int) -> None:
         """Send on, unchanged, what rank `frm` sent with `in_key` (received already) to rank `to`."""
-        self.endpoint.send(self.group[to], nbytes, (self.tag, out_key))
+        self.endpoint.post(self.group[to], nbytes, (self.tag, out_key))
         if self.data is not None:
             self.data.relay(self.group[frm], (self.tag, in_key), self.group[to], (self.tag, out_key))
 

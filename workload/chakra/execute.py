@@ -75,7 +75,7 @@ class Messages:
         key = (src, dst, tag)
         delivery = self._delivery(key, self.sends[key])
         self.sends[key] += 1
-        self.endpoints[src].send(dst, nbytes, ("p2p", tag))
+        self.endpoints[src].post(dst, nbytes, ("p2p", tag))
         self.endpoints[dst].recv(src, nbytes, ("p2p", tag)).callbacks.append(lambda _arrived: delivery.succeed())
         return delivery
 

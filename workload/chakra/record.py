@@ -147,6 +147,9 @@ class _Endpoint(_StandIn):
     def send(self, dst: int, nbytes: int, tag: Hashable) -> _Token:
         return self.recorder.add("COMM_SEND", f"send {_tag_name(tag)} to {dst}", nbytes=nbytes, peer=dst, tag=tag)
 
+    def post(self, dst: int, nbytes: int, tag: Hashable) -> None:
+        self.send(dst, nbytes, tag)
+
     def recv(self, src: int, nbytes: int, tag: Hashable) -> _Token:
         return self.recorder.add("COMM_RECV", f"recv {_tag_name(tag)} from {src}", nbytes=nbytes, peer=src, tag=tag)
 

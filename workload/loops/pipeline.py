@@ -170,7 +170,7 @@ def pipeline_loop(run: NpuRun) -> Generator:
                     if tensor is not None:
                         yield from run.wait(i, "fwd", tensor.issue(run, i, "fwd", layers[i].fwd_comm))
                 if j < p * v - 1:
-                    endpoint.send(npu_of(j + 1), nbytes, ("act", micro_batch, j + 1))
+                    endpoint.post(npu_of(j + 1), nbytes, ("act", micro_batch, j + 1))
                 continue
             if j < p * v - 1:
                 yield from run.wait(stage[-1], "ig", endpoint.recv(npu_of(j + 1), nbytes, ("grad", micro_batch, j)))
@@ -181,7 +181,7 @@ def pipeline_loop(run: NpuRun) -> Generator:
                     if tensor is not None:
                         yield from run.wait(i, "ig", tensor.issue(run, i, "ig", layers[i].ig_comm))
             if j > 0:
-                endpoint.send(npu_of(j - 1), nbytes, ("grad", micro_batch, j - 1))
+                endpoint.post(npu_of(j - 1), nbytes, ("grad", micro_batch, j - 1))
             if k == last_backward[chunk] and data is not None:
                 pending += [(i, data.issue(run, i, "wg", layers[i].wg_comm)) for i in stage]
         for i, event in pending:
