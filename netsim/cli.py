@@ -51,12 +51,9 @@ def option(flag: str, parse, value):
 # ---------------------------------------------------------------------------- overrides
 def split_overrides(items: list[str]) -> tuple[list, list]:
     """Route each --set KEY=VALUE to the network or the system config (prefix 'network.'/'system.' to force)."""
-    if not items:  # (without importing the system layer: a synth run starts without it)
+    if not items:
         return [], []
-    from system.config import SystemConfig
-
     network_keys = {toml_key(f) for f in settings_of(NetworkFile)}
-    system_keys = {toml_key(f) for f in settings_of(SystemConfig)}
     network, system = [], []
     for item in items:
         path, value = parse_override(item)
@@ -66,13 +63,21 @@ def split_overrides(items: list[str]) -> tuple[list, list]:
             system.append((path[1:], value))
         elif path[0] in network_keys:
             network.append((path, value))
-        elif path[0] in system_keys:
+        elif path[0] in (system_keys := system_config_keys()):
             system.append((path, value))
         else:
             raise ConfigError(f"--set {item}: unknown key '{path[0]}'"
                               f"{did_you_mean(path[0], network_keys | system_keys)} "
                               f"(network keys: {', '.join(sorted(network_keys))}; or a system key)")
     return network, system
+
+
+def system_config_keys() -> set[str]:
+    """The system config's top-level keys (the system layer is imported only for a key that is not
+    the network's: a synth run never imports it)."""
+    from system.config import SystemConfig
+
+    return {toml_key(f) for f in settings_of(SystemConfig)}
 
 
 # ---------------------------------------------------------------------------- output

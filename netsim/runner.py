@@ -8,7 +8,8 @@ A run takes an optional `RunMonitor` (netsim.progress): it shows progress, sampl
 `partial: true` and everything measured up to the moment it stopped.
 
 The workload layer, pandas and the reports are imported by the functions that use them, so a
-collective reaches its first simulated cycle without them (start-up: scripts/bench_startup.py).
+collective reaches its first simulated cycle without them, and the system layer too, so `netsim
+synth` (which needs only `network_summary` here) never imports it (start-up: scripts/bench_startup.py).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
 from netsim.units import format_size
-from system import SystemConfig, build_systems
-from system.lockstep import plan_lockstep
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from system import SystemConfig
 
     from workload import Workload
     from workload.chakra import MemoryConfig
@@ -189,6 +190,8 @@ def _timing_summary(network, finish_times: list, per_npu: list[dict], npu0_extra
 def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
                  seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
     """Simulate `passes` training iterations of `workload` on every NPU."""
+    from system import build_systems
+    from system.lockstep import plan_lockstep
     from workload import NpuRun, loop_for
     from workload.loops.core import role_for
     from workload.report import detailed_frame, end_to_end_frame, overlap, totals
@@ -264,6 +267,7 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
     `comm_groups`: communicator groups by number (`pg_name`); `memory`: the remote memory for MEM nodes;
     `in_flight`: nodes each NPU runs at once per engine (0 = no limit; ASTRA-sim 2.x: 1).
     """
+    from system import build_systems
     from workload.chakra import ComputeModel, RemoteMemory, check_memory, load_trace, start_trace
     from workload.chakra.report import nodes_frame, npu_totals
 
@@ -357,6 +361,8 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
+    from system import build_systems
+
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
     topology = topology_for(network_cfg, system_cfg, [(kind, nbytes)], f"this {kind}")
