@@ -224,6 +224,7 @@ def test_fast_forward_backs_off_where_traffic_changes_before_a_second_signature(
     fast_forward = net.fast_forward
     assert fast_forward.snapshot_every == fast_forward.vcs > 0
     for lone in range(1, 12):
+        fast_forward.pilot = net.injectors[0]  # a packet was cut (the pilot), then a full signature taken
         fast_forward.seen[("a full signature", lone)] = (0, [], 0)
         fast_forward.reset()  # traffic changed
         assert fast_forward.snapshot_every == min(2 ** lone, MAX_BACKOFF) * fast_forward.vcs

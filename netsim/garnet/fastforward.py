@@ -67,7 +67,7 @@ class FastForward:
     def reset(self) -> None:
         """Traffic changed (or a skip was taken): forget every probe (nothing to do if none was
         taken since the last reset: several per message, the common case on short messages)."""
-        if self.pilot is None and not self.probes and not self.arrivals and not self.seen:
+        if self.pilot is None:  # (no packet cut since the last reset: no probe, nothing logged)
             return
         if len(self.seen) == 1:  # a full signature never compared: back off
             self.snapshot_every = min(2 * self.snapshot_every, MAX_BACKOFF * self.vcs)
@@ -81,7 +81,7 @@ class FastForward:
         self.pilot = None  # NIC injection port whose packet cuts mark probe points (None: the next to cut one)
         self.probe_due = False
         self.probes = 0
-        self.arrivals: list[int] = []  # latency of every packet arrived since the reset
+        self.arrivals: list[int] = []  # latency of every packet arrived since the first full signature
 
     def cut(self, injector) -> None:
         """NIC injection port `injector` cut a (not last) packet: the end of this cycle is a probe
@@ -93,7 +93,9 @@ class FastForward:
             self.network.clock.hook_at = 0  # probe at the end of this cycle (`after_cycle`)
 
     def arrived(self, latency: int) -> None:
-        if self.probes < MAX_PROBES:
+        """A packet arrived with `latency`: logged while a full signature waits for its match (a skip
+        replays the arrivals since it), else dropped (a reset then has nothing to forget)."""
+        if self.seen and self.probes < MAX_PROBES:
             self.arrivals.append(latency)
 
     def after_cycle(self, cycle: int) -> None:
