@@ -2,6 +2,7 @@
 # a Python name here, which the other modules import (each declares its own C copy).
 
 cimport cython
+from netsim.garnet.core cimport RAISED
 
 cdef long long INLINE_CYCLES
 
@@ -12,6 +13,7 @@ cdef class Component:
     cpdef void step(self, long long cycle)
 
 
+@cython.final
 cdef class CycleClock:
     cdef public object env
     cdef public double clock_ghz
@@ -23,7 +25,7 @@ cdef class CycleClock:
     cdef public object after_cycle
     cdef public long long hook_at
 
-    cpdef long long now_cycle(self) except? -1
+    cpdef long long now_cycle(self) except? RAISED
     cpdef double ns(self, double cycle)
     @cython.locals(bucket=list)
     cpdef void wake(self, Component component, long long cycle)

@@ -7,10 +7,12 @@ from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet.departures cimport Departures
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 
 
+@cython.final
 cdef class VirtualChannel:
     cdef public InputUnit port
     cdef public long long index, rank
@@ -29,6 +31,7 @@ cdef class VirtualChannel:
     cpdef void gate(self, long long cycle) noexcept
 
 
+@cython.final
 cdef class InputUnit:
     cdef public Router router
     cdef public object name
@@ -39,8 +42,8 @@ cdef class InputUnit:
     cdef public Slots slots
 
     @cython.locals(at="long long")
-    cpdef long long next_free(self, long long cycle) except? -1
+    cpdef long long next_free(self, long long cycle) except? RAISED
     @cython.locals(ready=CycleQueue)
     cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, Departures departures, long long delay)
     @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
-    cpdef bint send_flits(self, VirtualChannel vc, Departures departures) except? -1
+    cpdef bint send_flits(self, VirtualChannel vc, Departures departures) except? RAISED

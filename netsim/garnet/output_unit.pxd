@@ -8,10 +8,12 @@ from netsim.garnet.crossbar cimport Slots
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet.departures cimport Departures
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 
 
+@cython.final
 cdef class OutputUnit:
     cdef public object owner
     cdef public CycleClock clock
@@ -33,22 +35,22 @@ cdef class OutputUnit:
     cdef public long long lookahead
 
     @cython.locals(at="long long")
-    cpdef long long next_free(self, long long cycle) except? -1
+    cpdef long long next_free(self, long long cycle) except? RAISED
     @cython.locals(pending=CycleQueue, credits="long long", arrived="long long")
-    cpdef long long absorb(self, long long vc, long long cycle) except? -1
+    cpdef long long absorb(self, long long vc, long long cycle) except? RAISED
     @cython.locals(pending=CycleQueue)
-    cpdef long long usable(self, long long vc, long long cycle) except? -1
-    cpdef bint is_free(self, long long vc, long long cycle) except? -1
+    cpdef long long usable(self, long long vc, long long cycle) except? RAISED
+    cpdef bint is_free(self, long long vc, long long cycle) except? RAISED
     @cython.locals(best="long long", best_credits="long long", span="long long", start="long long", k="long long",
                    vc="long long", in_use="long long[::1]", tail_left="long long[::1]", depth="long long", on_sent=bint, by="long long",
                    credits="long long")
-    cpdef long long select_vc(self, long long lo, long long hi, long long cycle, long long room) except? -1
+    cpdef long long select_vc(self, long long lo, long long hi, long long cycle, long long room) except? RAISED
     cpdef void claim(self, long long vc) noexcept
     @cython.locals(earliest="long long", vc="long long", pending=CycleQueue, at="long long", index="long long")
     cpdef long long free_cycle(self, long long lo, long long hi, long long cycle, long long room,
-                               long long unknown=*) except? -1
+                               long long unknown=*) except? RAISED
     @cython.locals(pending=CycleQueue, index="long long")
-    cpdef long long credit_cycle(self, long long vc, long long cycle, long long count=*, long long unknown=*) except? -1
+    cpdef long long credit_cycle(self, long long vc, long long cycle, long long count=*, long long unknown=*) except? RAISED
     cpdef void wait(self, long long cycle) noexcept
     @cython.locals(pending=CycleQueue)
     cpdef void credits_back(self, long long vc, Departures departures, long long delay)

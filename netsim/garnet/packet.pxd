@@ -1,5 +1,8 @@
 # Types of packet.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
+cimport cython
+
+@cython.final
 cdef class Message:
     cdef public long long src, dst
     cdef public object route, tag
@@ -7,6 +10,7 @@ cdef class Message:
     cdef public object handed_off, on_delivered
 
 
+@cython.final
 cdef class Packet:
     cdef public Message msg
     cdef public long long nflits, nbytes

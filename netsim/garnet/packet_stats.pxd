@@ -2,12 +2,14 @@
 
 cimport cython
 from netsim.garnet.packet cimport Message, Packet
+from netsim.garnet.core cimport RAISED
 
 
+@cython.final
 cdef class PacketStats:
     cdef public long long cut, packets, flits, bytes, latency, network_latency, hops
     cdef public object histogram
 
     cpdef void cut_one(self) noexcept
     @cython.locals(message=Message, latency="long long")
-    cpdef long long add(self, Packet packet, long long cycle) except? -1
+    cpdef long long add(self, Packet packet, long long cycle) except? RAISED

@@ -7,6 +7,7 @@ from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Packet
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet.departures cimport Departures, evenly
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 cdef long long BATCH_MAX_OCCUPIED
@@ -19,17 +20,17 @@ cdef class SwitchAllocator:
     cdef public bint whole_packets, batch, by_table, choices
     cdef public long long horizon
 
-    cpdef long long allocate(self, long long cycle) except? -1
+    cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(out=OutputUnit)
     cpdef OutputUnit route(self, VirtualChannel vc)
     cpdef tuple route_of(self, Packet packet)
     @cython.locals(out=OutputUnit, lo="long long", hi="long long", at="long long")
-    cpdef long long wait_for_vc(self, VirtualChannel vc, long long cycle, long long room) except? -1
+    cpdef long long wait_for_vc(self, VirtualChannel vc, long long cycle, long long room) except? RAISED
     @cython.locals(packet=Packet)
-    cpdef bint wants(self, VirtualChannel vc, OutputUnit out) except? -1
+    cpdef bint wants(self, VirtualChannel vc, OutputUnit out) except? RAISED
     @cython.locals(port=InputUnit, ready=CycleQueue, at="long long", lo="long long", hi="long long", unknown="long long",
                    room="long long")
-    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? -1
+    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? RAISED
     @cython.locals(packet=Packet, remaining="long long", cpf="long long", port=InputUnit, limit="long long",
                    other=VirtualChannel, at="long long", count="long long", out_vc="long long", held="long long",
                    pending=CycleQueue, ready=CycleQueue, k="long long", cycles=Departures)

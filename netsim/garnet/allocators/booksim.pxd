@@ -6,6 +6,7 @@ from netsim.garnet.input_unit cimport InputUnit, VirtualChannel
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet cimport crossbar
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 
@@ -18,11 +19,11 @@ cdef class BookSimAllocator(SwitchAllocator):
 
     @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,
                    outs="long long", slot="long long", rival="long long")
-    cpdef long long allocate(self, long long cycle) except? -1
+    cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(start="long long", n="long long")
-    cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival) except? -1
+    cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival) except? RAISED
     @cython.locals(room="long long", first="long long", out=OutputUnit, lo="long long", hi="long long")
-    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle) except? -1
+    cpdef bint _ask_vcs(self, VirtualChannel vc, long long cycle) except? RAISED
     @cython.locals(base="long long", inputs="long long", v="long long", g="long long", best="long long",
                    count="long long")
     cpdef void _ask_output(self, VirtualChannel vc, OutputUnit out, long long lo, long long hi, long long cycle,
@@ -37,8 +38,8 @@ cdef class BookSimAllocator(SwitchAllocator):
                    granted="long long[::1]", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
                    won="long long", alone="long long", share="long long", at="long long")
-    cpdef long long _allocate_switch(self, long long cycle) except? -1
+    cpdef long long _allocate_switch(self, long long cycle) except? RAISED
     cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle,
-                           long long share) except? -1
+                           long long share) except? RAISED
     @cython.locals(ready=CycleQueue)
-    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? -1
+    cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? RAISED

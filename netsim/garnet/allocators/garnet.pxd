@@ -7,6 +7,7 @@ from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.cycle_queue cimport CycleQueue
 from netsim.garnet cimport crossbar
 from netsim.garnet.departures cimport Departures
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 
@@ -23,17 +24,17 @@ cdef class GarnetAllocator(SwitchAllocator):
                    picking=list, next_port="long long[::1]", ports="long long", bid_by="long long[::1]",
                    bid_port="long long[::1]", bidding=list,
                    o="long long", rival="long long", best_distance="long long")
-    cpdef long long allocate(self, long long cycle) except? -1
+    cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(count="long long", out=OutputUnit)
-    cpdef long long _waiting(self, InputUnit port) except? -1
+    cpdef long long _waiting(self, InputUnit port) except? RAISED
     @cython.locals(port=InputUnit)
     cpdef void _clear_picks(self)
     @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
                    room="long long")
-    cpdef long long _lone(self, VirtualChannel vc, long long cycle) except? -1
+    cpdef long long _lone(self, VirtualChannel vc, long long cycle) except? RAISED
     @cython.locals(wake_at="long long", best="long long", most="long long", options=tuple, k="long long",
                    out=OutputUnit, lo="long long", hi="long long", at="long long", free="long long", v="long long")
-    cpdef long long _choose(self, VirtualChannel vc, long long cycle, long long room) except? -1
+    cpdef long long _choose(self, VirtualChannel vc, long long cycle, long long room) except? RAISED
     @cython.locals(port=InputUnit, leaving=Departures)
     cpdef long long _grant(self, VirtualChannel vc, OutputUnit out, long long out_vc, long long cycle,
-                           long long at_port, long long at_output) except? -1
+                           long long at_port, long long at_output) except? RAISED
