@@ -155,7 +155,8 @@ class FastForward:
         histogram = stats.histogram
         for latency, count in Counter(latencies).items():
             for k in range(1, periods + 1):
-                histogram[latency + k * period] += count
+                later = latency + k * period
+                histogram[later] = histogram.get(later, 0) + count
         stats.latency += periods * sum(latencies) + len(latencies) * period * periods * (periods + 1) // 2
         net.skip_deadlock_scans(cycle + span)
         self.skipped_cycles += span

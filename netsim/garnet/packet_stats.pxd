@@ -8,8 +8,8 @@ from netsim.garnet.core cimport RAISED
 @cython.final
 cdef class PacketStats:
     cdef public long long cut, packets, flits, bytes, latency, network_latency, hops
-    cdef public object histogram
+    cdef public dict histogram
 
     cpdef void cut_one(self) noexcept
-    @cython.locals(message=Message, latency="long long")
+    @cython.locals(message=Message, latency="long long", histogram=dict)
     cpdef long long add(self, Packet packet, long long cycle) except? RAISED
