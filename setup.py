@@ -42,7 +42,8 @@ def core_extensions() -> list:
         "annotation_typing": False,  # the .py files' hints stay Python's; the C types are in the .pxd files
         "infer_types": True,  # locals take the C types of what they are assigned (cycles fit in 64 bits)
         # no index checks in C (about 8% of an 8x8 run at load 0.3): the uncompiled source, which CI
-        # runs too, raises on an index out of range, and the core indexes with no negative numbers
+        # runs too, raises on an index past the end; a negative one it would wrap silently, so the
+        # core never indexes with a negative number (VC and port indices are checked >= 0 first)
         "boundscheck": False, "wraparound": False,
     })
     for extension in extensions:

@@ -193,7 +193,7 @@ class Network(ABC):
     def endpoint(self, npu: int) -> Endpoint:
         return self._endpoints[npu]
 
-    def submit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool = True) -> simpy.Event | None:
+    def submit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
         """Count the message and hand it to the backend; returns the send's event (`notify`, else
         a backend may return None: `Endpoint.post`)."""
         self._bytes_sent[src] += nbytes

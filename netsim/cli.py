@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import os
 import signal
@@ -72,12 +73,13 @@ def split_overrides(items: list[str]) -> tuple[list, list]:
     return network, system
 
 
-def system_config_keys() -> set[str]:
+@functools.cache
+def system_config_keys() -> frozenset[str]:
     """The system config's top-level keys (the system layer is imported only for a key that is not
     the network's: a synth run never imports it)."""
     from system.config import SystemConfig
 
-    return {toml_key(f) for f in settings_of(SystemConfig)}
+    return frozenset(toml_key(f) for f in settings_of(SystemConfig))
 
 
 # ---------------------------------------------------------------------------- output

@@ -107,6 +107,10 @@ class RepresentativeEndpoint:
     def recv(self, src: int, nbytes: int, tag: Hashable) -> simpy.Event:
         return self.endpoint.recv(src, nbytes, tag)
 
+    def send(self, dst: int, nbytes: int, tag: Hashable) -> simpy.Event:
+        """Each subclass sends for the NPUs its representative stands for."""
+        raise NotImplementedError
+
     def post(self, dst: int, nbytes: int, tag: Hashable) -> None:
         self.send(dst, nbytes, tag)  # (a subclass's send: its hand-off event is the network's shared one)
 

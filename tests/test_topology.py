@@ -85,3 +85,17 @@ def test_ring_of_any_dimension_count():
 def test_closed_form_diameter_equals_routed_diameter_on_odd_and_mixed_tori(dims):
     t = topo("torus-4x4", dims=dims)
     assert t.diameter_hops == t.routed_diameter()
+
+
+def test_pair_draws_are_the_hash_of_seed_pair_and_count():
+    """A pair's k-th draw is mix64(seed, src, dst, k) (route ties and per-packet routes rely on it:
+    independent of the order events of one instant run in), whatever the other pairs drew between."""
+    from netsim.topology.base import PairDraws, mix64
+
+    draws = PairDraws(7)
+    got = {(3, 5): [], (5, 3): []}
+    for pair in [(3, 5), (5, 3), (3, 5), (3, 5), (5, 3)]:
+        got[pair].append(draws.next(*pair))
+    assert got[(3, 5)] == [mix64(7, 3, 5, k) for k in range(3)]
+    assert got[(5, 3)] == [mix64(7, 5, 3, k) for k in range(2)]
+    assert mix64(4, state=mix64(1, 2, 3)) == mix64(1, 2, 3, 4) != mix64(1, 2, 4, 3)

@@ -290,19 +290,19 @@ class RouteTies:
     """Draws the tie bits of each new message's route (`Topology.route`) by the topology's rule, or
     (`multipath`: ECMP) of a path drawn uniformly among the pair's equal minimal paths, per message."""
 
-    __slots__ = ("topology", "seed", "draws", "tied", "multipath")
+    __slots__ = ("topology", "at_random", "draws", "tied", "multipath")
 
     def __init__(self, topology: Topology, seed: int, multipath: bool = False):
         self.topology = topology
         self.multipath = multipath
-        self.seed = seed if topology.route_ties == "random" or multipath else None
+        self.at_random = topology.route_ties == "random"  # else ties go the positive way
         self.draws = PairDraws(seed)  # one draw per tied message (ECMP: per message) of a pair
         self.tied: dict[tuple[int, int], int] = {}  # `Topology.tie_dims` per pair, once
 
     def ties(self, src: int, dst: int) -> int:
         if self.multipath:
             return self.pick(src, dst)
-        if self.seed is None:
+        if not self.at_random:
             return 0
         pair = (src, dst)
         tied = self.tied.get(pair)
