@@ -64,11 +64,11 @@ def split_overrides(items: list[str]) -> tuple[list, list]:
             system.append((path[1:], value))
         elif path[0] in network_keys:
             network.append((path, value))
-        elif path[0] in (system_keys := system_config_keys()):
+        elif path[0] in system_config_keys():
             system.append((path, value))
         else:
             raise ConfigError(f"--set {item}: unknown key '{path[0]}'"
-                              f"{did_you_mean(path[0], network_keys | system_keys)} "
+                              f"{did_you_mean(path[0], network_keys | system_config_keys())} "
                               f"(network keys: {', '.join(sorted(network_keys))}; or a system key)")
     return network, system
 
