@@ -41,6 +41,11 @@ class InvariantError(AssertionError):
     fault (so not a NetsimError)."""
 
 
+class MirrorMismatch(Exception):
+    """A symmetric collective's copies of one message arrived in different cycles on the packet backend
+    (netsim.garnet.mirrored): not an error, the signal to simulate the run again per message."""
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -208,7 +208,10 @@ class RunMonitor:
         return False
 
     def note(self, text: str) -> None:
-        """A warning for the user now (the view shows it at once) and in the run's summary."""
+        """A warning for the user now (the view shows it at once) and in the run's summary; once (a run
+        simulated again per message gives its warnings again)."""
+        if text in self.notes:
+            return
         self.notes.append(text)
         self.view.note(text)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from netsim.backends import congestion_aware_backends, create_network
 from netsim.budget import Budget, backend_within_budget, topology_within_budget
-from netsim.errors import ConfigError, DeadlockError
+from netsim.errors import ConfigError, DeadlockError, MirrorMismatch
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
 from netsim.units import format_size
@@ -113,6 +113,18 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     return Budget(npus, chunks, npus * passes * per_pass / flit_bytes, network.config.fidelity)
 
 
+def _symmetric_first(attempt, monitor: RunMonitor) -> RunResult:
+    """`attempt(True)`, which may run symmetric collectives as one NPU; where the packet backend found a
+    symmetric collective's copies arriving apart (MirrorMismatch: not symmetric there after all),
+    `attempt(False)`, every collective per message, saying so in the summary's warnings."""
+    try:
+        return attempt(True)
+    except MirrorMismatch as mismatch:
+        monitor.restart(monitor.title, None)
+        monitor.note(f"{mismatch}: simulated again per message")
+        return attempt(False)
+
+
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
     """A run whose loops did not all finish cannot progress: say who waits on whom (`waits` first,
     then the receives the network could not match)."""
@@ -190,26 +202,33 @@ def _timing_summary(network, finish_times: list, per_npu: list[dict], npu0_extra
 def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
                  seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
     """Simulate `passes` training iterations of `workload` on every NPU."""
+    monitor = monitor or RunMonitor()
+    started = time.perf_counter()
+    return _symmetric_first(lambda symmetric: _training(network_cfg, system_cfg, workload, passes, seed, monitor,
+                                                        started, symmetric), monitor)
+
+
+def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int, seed: int,
+              monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
+    """run_training's simulation (`symmetric`: see _symmetric_first)."""
     from system import build_systems
     from system.lockstep import plan_lockstep
     from workload import NpuRun, loop_for
     from workload.loops.core import role_for
     from workload.report import detailed_frame, end_to_end_frame, overlap, totals
 
-    monitor = monitor or RunMonitor()
     loop = loop_for(workload)
-    started = time.perf_counter()
     comms = [(comm.kind, comm.nbytes) for layer in workload.layers
              for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
     what = f"this run of {workload.name}"
     topology = topology_for(network_cfg, system_cfg, comms, what)
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
-    systems = build_systems(network, system_cfg)
+    systems = build_systems(network, system_cfg, symmetric)
     for line in budget(network, systems[0], comms, passes).check(what):
         monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
     role_of = role_for(workload)
-    lockstep = None if role_of is None else plan_lockstep(systems, lambda npu: role_of(runs[npu]))
+    lockstep = None if role_of is None or not symmetric else plan_lockstep(systems, lambda npu: role_of(runs[npu]))
     if lockstep is not None:  # only each class's representative runs; the others follow its timeline
         for npu in lockstep.representatives():
             runs[npu].endpoint = lockstep.endpoint(npu, systems[npu].endpoint)
@@ -361,15 +380,22 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
-    from system import build_systems
-
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
+    return _symmetric_first(lambda symmetric: _collective(network_cfg, system_cfg, kind, nbytes, seed, verify, monitor,
+                                                          started, symmetric), monitor)
+
+
+def _collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int, seed: int,
+                verify: bool, monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
+    """run_collective's simulation (`symmetric`: see _symmetric_first)."""
+    from system import build_systems
+
     topology = topology_for(network_cfg, system_cfg, [(kind, nbytes)], f"this {kind}")
     if topology.npus < 2:
         raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
     network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
-    systems = build_systems(network, system_cfg)
+    systems = build_systems(network, system_cfg, symmetric)
     for line in budget(network, systems[0], [(kind, nbytes)], 1).check(f"this {kind}"):
         monitor.note(line)
     for line in store_and_forward_caveat(network, system_cfg, kind):

@@ -111,9 +111,10 @@ class SystemConfig:
     collective_simulation: str = setting("symmetric", key="collective-simulation",
                                          parse=choice("symmetric", "per-message"),
                                          help="symmetric: a collective every member issues alike runs on one "
-                                              "representative NPU when the analytical backends cannot tell the "
-                                              "members apart and the algorithms treat all ranks alike (same "
-                                              "results, docs/scale.md); "
+                                              "representative NPU when the backend cannot tell the members apart "
+                                              "and the algorithms treat all ranks alike (same results, "
+                                              "docs/scale.md; the packet backend still sends every member's "
+                                              "messages and compares their arrivals); "
                                               "per-message: every NPU runs every message (the reference)")
     intra_dimension_scheduling: str = setting("fifo", key="intra-dimension-scheduling",
                                               parse=choice(*INTRA_POLICIES),

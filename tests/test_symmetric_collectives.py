@@ -5,7 +5,8 @@ NPU stands for all when the check proves them alike) and `"per-message"` (every 
 message), and requires the same results: the collective time and every phase time bit for bit,
 the same bytes per link and per NPU, and busy times equal up to float rounding. Cases: every
 bundled network x algorithm x collective, and every ASTRA-sim sample of tests/data/astra-sim-2x on
-its own files, on both analytical backends (congestion-unaware and congestion-aware).
+its own files, on both analytical backends (congestion-unaware and congestion-aware); and on the packet
+backend, which sends every member's copy and compares their arrivals (netsim.garnet.mirrored).
 """
 
 import csv
@@ -14,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from netsim.backends import create_network
-from netsim.errors import ConfigError
+from netsim.errors import ConfigError, MirrorMismatch
 from netsim.network_config import load_network
-from netsim.runner import collective_phases, run_collective
+from netsim.progress import RunMonitor
+from netsim.runner import _symmetric_first, collective_phases, run_collective
 from system import build_systems, load_system
 from tests.helpers import analytical
 
@@ -237,3 +239,83 @@ def test_a_run_stopped_midway_reports_what_the_reference_reports(backend, until)
     (phases, npus, delivered, sent), (phases_s, npus_s, delivered_s, sent_s) = results
     assert phases.equals(phases_s) and npus.equals(npus_s) and delivered == delivered_s and sent == sent_s
     assert phases["finished_at_ns"].isna().any()  # stopped midway
+
+
+PACKET_NETWORKS = ["ring-8", "torus-4x4", "torus-2x4x4", "switch-16", "dgx-8x4"]
+
+
+def packet_run(network: str, kind: str, algorithm: str, fidelity: str, mode: str):
+    config = load_system("Ring_4chunks", [([f"{kind}-implementation"], algorithm), (["collective-simulation"], mode)])
+    return run_collective(load_network(network, backend="garnet", overrides=[(["garnet", "fidelity"], fidelity)]),
+                          config, kind, 2**16 + 7)
+
+
+def packet_both_ways(network: str, kind: str, algorithm: str, fidelity: str):
+    """The two runs' results on the packet backend, reference first."""
+    return [packet_run(network, kind, algorithm, fidelity, mode) for mode in MODES]
+
+
+def assert_same_packets(reference, fast):
+    """The packet backend's results both ways: bit for bit, busy times too (every copy crosses its links)."""
+    assert_same(reference, fast)
+    assert fast.tables["links"].equals(reference.tables["links"])
+    assert fast.tables["packet_latency"].equals(reference.tables["packet_latency"])
+    assert not any("simulated again" in warning for warning in fast.summary["warnings"])
+
+
+@pytest.mark.parametrize("network", PACKET_NETWORKS)
+def test_the_packet_backend_sends_every_copy_with_the_reference_results(network):
+    """Every member's copy of the representative's messages goes through the routers: same results as
+    every NPU running its own messages, on every algorithm and collective that runs there."""
+    used = 0
+    for algorithm, kinds in ALGORITHMS.items():
+        for kind in kinds:
+            try:
+                reference, fast = packet_both_ways(network, kind, algorithm, "packet")
+            except ConfigError:
+                continue
+            assert_same_packets(reference, fast)
+            used += fast.summary["events"] < reference.summary["events"]
+    assert used > 0
+
+
+@pytest.mark.parametrize("network, algorithm, fidelity", [("torus-2x4x4", "ring", "flit"), ("dgx-8x4", "ring", "flit"),
+                                                          ("fat-tree-32", "halving-doubling", "packet")])
+def test_more_copies_keep_the_reference_results(network, algorithm, fidelity):
+    reference, fast = packet_both_ways(network, "all-reduce", algorithm, fidelity)
+    assert_same_packets(reference, fast)
+    assert fast.summary["events"] < reference.summary["events"]
+
+
+def test_a_message_beside_a_symmetric_packet_collective_that_delays_some_copies_is_caught():
+    """A point-to-point message on one ring link delays the copies that share it: the run stops with
+    MirrorMismatch (the runner's signal to simulate it again per message) instead of going on wrong."""
+    network = create_network("garnet", load_network("ring-8").build_topology())
+    systems = build_systems(network, load_system("default"))
+    for system in systems:
+        system.all_reduce(2**20)
+    network.endpoint(2).post(3, 2**20, "beside")
+    network.endpoint(3).recv(2, 2**20, "beside")
+    with pytest.raises(MirrorMismatch, match="symmetric collective: NPU \\d+'s message to NPU \\d+ arrived in cycle"):
+        network.run()
+
+
+def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
+    """_symmetric_first: an attempt that raised MirrorMismatch is run again with symmetric collectives
+    off, and the summary's warnings say so (once)."""
+    calls = []
+
+    def attempt(symmetric: bool):
+        calls.append(symmetric)
+        if symmetric:
+            raise MirrorMismatch("symmetric collective: NPU 3's message to NPU 4 arrived in cycle 9, other members' "
+                                 "copies of it in cycle 8")
+        monitor.note("a budget warning")  # given again by the second attempt: kept once
+        return "the per-message result"
+
+    monitor = RunMonitor()
+    monitor.note("a budget warning")
+    assert _symmetric_first(attempt, monitor) == "the per-message result"
+    assert calls == [True, False]
+    assert monitor.notes == ["a budget warning", "symmetric collective: NPU 3's message to NPU 4 arrived in cycle 9, "
+                             "other members' copies of it in cycle 8: simulated again per message"]

@@ -50,6 +50,7 @@ from netsim.garnet.config import GarnetConfig
 from netsim.garnet.crossbar import Slots
 from netsim.garnet.fastforward import FastForward
 from netsim.garnet.input_unit import InputUnit
+from netsim.garnet.mirrored import MirroredOrbit, MirroredSend
 from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.output_unit import OutputUnit
 from netsim.garnet.packet import Message
@@ -59,6 +60,7 @@ from netsim.garnet.router import Router
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
 from netsim.garnet.stats import latency_table, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
+from netsim.topology.base import MessagePaths
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,6 +71,7 @@ class GarnetNetwork(Network):
 
     backend_name = "garnet"
     counters_any_time = True  # link_counters leave out busy time ahead of now (_busy_ahead)
+    mirrors = "everyone"  # system.symmetric: a collective over every NPU runs as one, every copy sent (mirrored.py)
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
                  check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True,
@@ -120,6 +123,8 @@ class GarnetNetwork(Network):
         self.next_scan = cfg.deadlock_cycles
         # (a routing unit that draws per packet makes states that look alike route differently)
         self.fast_forward = FastForward(self) if fast_forward and self.routing.periodic else None
+        self._handed_off: simpy.Event | None = None  # (handed_off)
+        self._message_paths: MessagePaths | None = None  # (uniform_orbit)
 
     # ------------------------------------------------------------------ construction
     def _build(self, batch: bool) -> None:
@@ -359,6 +364,58 @@ class GarnetNetwork(Network):
 
     def _delivered(self, message: Message) -> None:
         self.deliver(message.src, message.dst, message.tag, message.nbytes)
+
+    # ------------------------------------------------------------------ symmetric collectives (mirrored.py)
+    @property
+    def handed_off(self) -> simpy.Event:
+        """What a mirrored send returns: an event fired already (no sender waits for its hand-off)."""
+        if self._handed_off is None:
+            self._handed_off = self.env.event()
+            self._handed_off.succeed()
+        return self._handed_off
+
+    def uniform_orbit(self, pairs: list[tuple[int, int]], relabelling=None) -> MirroredOrbit | None:
+        """The pairs one representative message stands for, when each pair's messages take one route
+        and every pair's crosses as many routers and costs as many NIC cycles as the first pair's; else
+        (routes chosen per packet or drawn per message: copies would go their own ways) None, as their
+        copies would hardly arrive together. (`relabelling`, which the congestion-aware backend needs,
+        is not: copies run through routers of their own and their arrivals are compared.)"""
+        if not self.routing.periodic:
+            return None
+        if self._message_paths is None:
+            self._message_paths = MessagePaths(self.topology, 0, self.config.routing)
+        if any(self._message_paths.per_message(src, dst) for src, dst in pairs):
+            return None
+        routes = [self.route(src, dst) for src, dst in pairs]
+        if any(route[1:3] != routes[0][1:3] for route in routes):
+            return None
+        return MirroredOrbit(pairs, routes)
+
+    def mirror(self, orbits: list[MirroredOrbit]) -> bool:
+        """Run these orbits from now on (always possible: every copy is sent)."""
+        self.stands_for(max(len(orbit.pairs) for orbit in orbits))
+        return True
+
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: MirroredOrbit, arrived) -> None:
+        """Send the representative's message src -> dst as a copy on every pair of `orbit`; call
+        `arrived()` when the copy to the representative arrives."""
+        self.messages_sent += len(orbit.pairs)
+        self.count_orbit_bytes(orbit.senders, (), nbytes)
+        copies = MirroredSend(src, orbit, nbytes, arrived)
+        packet_bytes, delivered = self.packet_bytes, self._copy_delivered
+        now = self.clock.now_cycle()
+        self.traffic_changed()
+        for (sender, receiver), route in zip(orbit.pairs, orbit.routes):  # as send_message sends each
+            route[3].submit(Message(sender, receiver, route, copies, nbytes, packet_bytes, now, now + route[2], None,
+                                    delivered))
+
+    def _copy_delivered(self, message: Message) -> None:
+        copies = message.tag
+        if copies.check(message.src, message.dst, self.clock.cycle):  # the first copy: count them all
+            self.messages_delivered += len(copies.orbit.pairs)
+            self.count_orbit_bytes((), copies.orbit.receivers, copies.nbytes)
+        if message.dst == copies.representative:
+            copies.arrived()
 
     # ------------------------------------------------------------------ progress, invariants
     def _after_cycle(self, cycle: int) -> None:
