@@ -24,9 +24,10 @@ looked up among the earlier probes (built in full only at probes with the same c
 first sketch seen twice, so at one phase of a period that spans several probes, when the run has
 moved on by one component step per VC of the network since the last full one; at most
 `MAX_SIGNATURES` kept; each time traffic changes before a second one, twice as many steps before
-the next, until a skip). Anything that is not part of the repetition (a submission,
-a message's last packet, a completion, a handed-off event) forgets the probes, so a matched period
-never contains a one-off side effect. It gives up (until traffic next changes) after
+the next, until a skip; none at the cut of a message with fewer than 2 x VCs + 1 packets left,
+too few to repeat and skip before its last). Anything that is not part of the repetition (a
+submission, a message's last packet, a completion, a handed-off event) forgets the probes, so a
+matched period never contains a one-off side effect. It gives up (until traffic next changes) after
 `MAX_PROBES` probes without a repeat, so irregular traffic pays little for it.
 
 Opt out with `GarnetNetwork(fast_forward=False)`; tests check the statistics tables and component
@@ -62,6 +63,10 @@ class FastForward:
         self.snapshot_every = self.vcs
         self.snapshot_at = -self.snapshot_every  # clock steps at the last full signature
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
+        # packets a message must still have to cut to be probed (`cut`): a period of one packet per VC
+        # of a port, twice to find it, and one more to skip
+        self.rotation = 2 * max((len(port.vcs) for router in network.routers for port in router.inputs),
+                                default=1) + 1
         self._forget()
 
     def reset(self) -> None:
@@ -83,9 +88,11 @@ class FastForward:
         self.probes = 0
         self.arrivals: list[int] = []  # latency of every packet arrived since the first full signature
 
-    def cut(self, injector) -> None:
-        """NIC injection port `injector` cut a (not last) packet: the end of this cycle is a probe
-        point if it is the pilot."""
+    def cut(self, injector, message) -> None:
+        """NIC injection port `injector` cut a (not last) packet of `message`: the end of this cycle is
+        a probe point if it is the pilot, and if the message has packets enough left to repeat."""
+        if message.unsent < self.rotation * message.packet_bytes:
+            return  # a period often spans a packet per VC: two to find it and one to skip would not fit
         if self.pilot is None:
             self.pilot = injector
         if injector is self.pilot and self.probes < MAX_PROBES:

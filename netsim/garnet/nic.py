@@ -129,7 +129,7 @@ class Injector(Component):
         if not message.unsent:
             network.traffic_changed()
         elif network.fast_forward is not None:
-            network.fast_forward.cut(self)
+            network.fast_forward.cut(self, message)
         route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
         if nbytes != self.sized_bytes:
             self.sized_flits = network.params.packet_flits(nbytes)
