@@ -103,9 +103,10 @@ class AnalyticalNetwork(Network):
         self.stands_for(max(len(orbit.pairs) for orbit in orbits))
         return True
 
-    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived) -> None:
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived, receiver: int) -> None:
         """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them); call `arrived()`
-        when they arrive. Their bytes reach the counters at the next flush."""
+        when they arrive (all at once: `receiver`, whose copy the packet backend waits for, is not
+        needed). Their bytes reach the counters at the next flush."""
         self._pending_orbits[orbit] = self._pending_orbits.get(orbit, 0) + nbytes
         self.messages_sent += len(orbit.pairs)
         latency, bandwidth, _ = self.route_cost(src, dst)

@@ -167,8 +167,10 @@ class Network(ABC):
     # next event passes its boundary (else only at or past it: next_counter_read is a promise then)
     counters_any_time = False
     # Which symmetric collectives system.symmetric may run as one representative NPU on this backend:
-    # None (none), "members" (any communicator), "everyone" (one spanning every NPU). Such a backend
-    # has `uniform_orbit`, `mirror`, `send_mirrored` and `handed_off`.
+    # None (none), "members" (any communicator), "everyone" (one spanning every NPU), "copies" (any
+    # communicator, every member's copy of a message sent and the copies' arrivals compared; also
+    # system.lockstep's runs). Such a backend has `uniform_orbit`, `mirror`, `send_mirrored` and
+    # `handed_off`.
     mirrors: str | None = None
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None):

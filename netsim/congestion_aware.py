@@ -108,9 +108,9 @@ class CongestionAwareNetwork(Network):
         self.stands_for(max(orbit.size for orbit in orbits))
         return True
 
-    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived) -> None:
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: "Orbit", arrived, receiver: int) -> None:
         """Send a message of `nbytes` on every pair of `orbit` (src -> dst among them) through the
-        representative's links; call `arrived()` when they arrive."""
+        representative's links; call `arrived()` when they arrive (all at once: `receiver` is not needed)."""
         self.messages_sent += orbit.size
         self.count_orbit_bytes(orbit.senders, (), nbytes)  # its receivers' bytes count on arrival
         self._forward(_MirroredMessage(src, dst, nbytes, None, orbit.hops, orbit.nic, orbit, arrived))

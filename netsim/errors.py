@@ -42,8 +42,9 @@ class InvariantError(AssertionError):
 
 
 class MirrorMismatch(Exception):
-    """A symmetric collective's copies of one message arrived in different cycles on the packet backend
-    (netsim.garnet.mirrored): not an error, the signal to simulate the run again per message."""
+    """The copies of one message that stands for others (a symmetric collective's, a lockstep run's)
+    arrived in different cycles on the packet backend (netsim.garnet.mirrored): not an error, the
+    signal to simulate the run again per message."""
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -114,8 +114,8 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
 
 
 def _symmetric_first(attempt, monitor: RunMonitor) -> RunResult:
-    """`attempt(True)`, which may run symmetric collectives as one NPU; where the packet backend found a
-    symmetric collective's copies arriving apart (MirrorMismatch: not symmetric there after all),
+    """`attempt(True)`, which may run symmetric collectives and lockstep classes as one NPU; where the packet
+    backend found a message's copies arriving apart (MirrorMismatch: not symmetric there after all),
     `attempt(False)`, every collective per message, saying so in the summary's warnings."""
     try:
         return attempt(True)

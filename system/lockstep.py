@@ -16,7 +16,9 @@ class, every such message costing the same. All start at time 0 and compute alik
 induction on time they stay in step. Only the representatives' loops run: a collective as a
 symmetric one (its orbits spread over the slot's communicators), a point-to-point message as one
 message to the peer class's representative standing for every member's. Congestion-unaware
-backends only (`mirrors == "members"`: messages never meet); anything else runs per message.
+backends (`mirrors == "members"`: messages never meet) and the packet backend (`"copies"`: every
+member's copy is sent, and their arrivals in one cycle are checked: netsim.garnet.mirrored); the
+congestion-aware backend runs per message.
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ class LockstepEndpoint(RepresentativeEndpoint):
         if orbit is None:  # plan_lockstep mapped every declared peer: the loop sent to an undeclared one
             raise RuntimeError(f"lockstep run: NPU {self.npu} sends to NPU {dst}, not a peer its loop's role declared")
         receiver, src = self.network.endpoint(dst), self.npu
-        self.network.send_mirrored(src, dst, nbytes, orbit, lambda: receiver.deliver(src, tag, nbytes))
+        self.network.send_mirrored(src, dst, nbytes, orbit, lambda: receiver.deliver(src, tag, nbytes), dst)
         return self.network.handed_off
 
 
@@ -166,7 +168,7 @@ def plan_lockstep(systems: list, role_of) -> Lockstep | None:
     first = systems[0]
     network = getattr(first.endpoint, "network", None)
     if (network is None or not first.scheduler.symmetric.enabled or first.functional is not None
-            or getattr(network, "mirrors", None) != "members"):
+            or getattr(network, "mirrors", None) not in ("members", "copies")):
         return None
     roles = [role_of(system.npu) for system in systems]
     classes: dict[Hashable, list[int]] = defaultdict(list)

@@ -12,6 +12,10 @@ timeline. So only the representative (rank 0) runs: a message it expects from ra
 mirror image of one it sends itself (to g(0), where the relabelling g takes x to 0) and arrives
 after that message's cost; every member's record shows its phases as they run, and the network
 counts every member's traffic from the representative's, per orbit of (sender, receiver) pairs.
+On the packet backend (`mirrors == "copies"`) every member's copy of each message is still sent
+through the routers, and the run is exact while all copies of a message arrive in one cycle, which
+the backend checks as they arrive (netsim.garnet.mirrored; the runner simulates again per message
+otherwise).
 
 `collective-simulation = "per-message"` turns this off (every NPU runs every message, the
 reference); so does anything the check cannot prove symmetric (trees, non-power-of-two
@@ -131,7 +135,8 @@ class MirrorEndpoint(RepresentativeEndpoint):
                                f"declared partners do not include")
         sender = self.relabelling.mirror_sender(dst)
         endpoint = self.endpoint
-        self.network.send_mirrored(self.npu, dst, nbytes, orbit, lambda: endpoint.deliver(sender, tag, nbytes))
+        self.network.send_mirrored(self.npu, dst, nbytes, orbit, lambda: endpoint.deliver(sender, tag, nbytes),
+                                   self.npu)
         return self.network.handed_off
 
 
@@ -232,7 +237,7 @@ def _plan_instance(comm: Communicator, system, plans: list) -> SymmetricInstance
     network = getattr(system.endpoint, "network", None)
     if network is None or system.functional is not None:
         return None
-    if getattr(network, "mirrors", None) not in ("members", "everyone"):
+    if getattr(network, "mirrors", None) not in ("members", "everyone", "copies"):
         return None
     if network.mirrors == "everyone" and len(comm.members) != network.topology.npus:
         return None  # messages meet on links: other NPUs' traffic would meet these

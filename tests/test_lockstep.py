@@ -5,7 +5,8 @@ representative NPU per class of NPUs that run alike is simulated, when the check
 and `"per-message"` (every NPU runs its own loop and messages), and requires the same results: every
 timing in summary.json bit for bit, end_to_end.csv and detailed.csv equal, the same bytes per NPU and
 per link, link busy times equal up to float rounding. Cases: every bundled workload on bundled
-networks, ASTRA-sim's v1 samples, pipeline schedules and generated transformers.
+networks, ASTRA-sim's v1 samples, pipeline schedules and generated transformers; and some of them on
+the packet backend, which sends every member's copy and compares their arrivals (netsim.garnet.mirrored).
 """
 
 from pathlib import Path
@@ -28,12 +29,14 @@ DIFFERENT = {"events", "wall_time_s", "peak_interval_link_utilization", "max_lin
              "max_link_utilization_link", "warnings", "simulated_npus"}
 
 
-def both_ways(network, workload, system="default", passes: int = 2, overrides=(), ties="random"):
-    """The two runs' results, reference first (`ties`: the network's route_ties)."""
+def both_ways(network, workload, system="default", passes: int = 2, overrides=(), ties="random", backend=None):
+    """The two runs' results, reference first (`ties`: the network's route_ties; `backend` "garnet": the
+    packet backend in packet fidelity)."""
     results = []
+    network_overrides = [(["route_ties"], ties)] + ([(["garnet", "fidelity"], "packet")] if backend == "garnet" else [])
     for mode in MODES:
         config = load_system(system, [*overrides, (["collective-simulation"], mode)])
-        net = load_network(network, overrides=[(["route_ties"], ties)])
+        net = load_network(network, backend=backend, overrides=network_overrides)
         results.append(run_training(net, config, workload, passes=passes))
     return results
 
@@ -199,3 +202,35 @@ def test_an_interleaved_pipeline_of_one_stage_runs_per_message():
                                                                       "activation_bytes": [2**12]})
     reference, fast = both_ways("ring-8", workload, passes=1)
     assert_same_run(reference, fast)
+
+
+@pytest.mark.parametrize("network", ["torus-4x4", "dgx-8x4"])
+@pytest.mark.parametrize("name", ["DLRM_HybridParallel", "MLP_HybridParallel_Data_Model", "microAllToAll"])
+def test_packet_backend_runs_in_lockstep_with_the_reference_results(name, network):
+    """Every member's copy of the representatives' messages goes through the routers: same results as every
+    NPU running its own loop, and one NPU simulated."""
+    reference, fast = both_ways(network, load_workload(name), passes=1, backend="garnet")
+    assert_same_run(reference, fast)
+    assert fast.summary["simulated_npus"] == 1 and fewer_events(reference, fast)
+
+
+@pytest.mark.parametrize("workload,network,ties", [
+    (generated(pp=4, dp=4, micro_batches=4, loop="PIPELINE_1F1B"), "torus-4x4", "random"),
+    (generated(tp=4, dp=4), "torus-4x4", "random"),
+], ids=["1f1b-pp4-dp4", "tp4-dp4"])
+def test_packet_backend_pipelines_and_tensor_parallel_in_lockstep(workload, network, ties):
+    reference, fast = both_ways(network, workload, passes=1, ties=ties, backend="garnet")
+    assert_same_run(reference, fast)
+    assert fast.summary["simulated_npus"] < reference.summary["simulated_npus"]
+
+
+def test_packet_copies_that_arrive_apart_make_the_run_go_again_per_message():
+    """tp2 x pp2 x dp8 on the 2x4x4 torus: the copies of a stage-to-stage message arrive in different
+    cycles on the packet backend (their routes are alike, the traffic they meet is not), so the lockstep
+    attempt stops there and the run is simulated again per message: the reference's results, and a
+    warning that says so."""
+    reference, fast = both_ways("torus-2x4x4", generated(tp=2, pp=2, dp=8), passes=1, ties="positive", backend="garnet")
+    assert_same_run(reference, fast)
+    assert fast.summary["simulated_npus"] == reference.summary["simulated_npus"] == 32
+    assert any(warning.startswith("symmetric run: NPU") and warning.endswith(": simulated again per message")
+               for warning in fast.summary["warnings"])

@@ -296,7 +296,7 @@ def test_a_message_beside_a_symmetric_packet_collective_that_delays_some_copies_
         system.all_reduce(2**20)
     network.endpoint(2).post(3, 2**20, "beside")
     network.endpoint(3).recv(2, 2**20, "beside")
-    with pytest.raises(MirrorMismatch, match="symmetric collective: NPU \\d+'s message to NPU \\d+ arrived in cycle"):
+    with pytest.raises(MirrorMismatch, match="symmetric run: NPU \\d+'s message to NPU \\d+ arrived in cycle"):
         network.run()
 
 
@@ -308,7 +308,7 @@ def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
     def attempt(symmetric: bool):
         calls.append(symmetric)
         if symmetric:
-            raise MirrorMismatch("symmetric collective: NPU 3's message to NPU 4 arrived in cycle 9, other members' "
+            raise MirrorMismatch("symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, the other members' "
                                  "copies of it in cycle 8")
         monitor.note("a budget warning")  # given again by the second attempt: kept once
         return "the per-message result"
@@ -317,5 +317,5 @@ def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
     monitor.note("a budget warning")
     assert _symmetric_first(attempt, monitor) == "the per-message result"
     assert calls == [True, False]
-    assert monitor.notes == ["a budget warning", "symmetric collective: NPU 3's message to NPU 4 arrived in cycle 9, "
-                             "other members' copies of it in cycle 8: simulated again per message"]
+    assert monitor.notes == ["a budget warning", "symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, "
+                             "the other members' copies of it in cycle 8: simulated again per message"]

@@ -71,7 +71,7 @@ class GarnetNetwork(Network):
 
     backend_name = "garnet"
     counters_any_time = True  # link_counters leave out busy time ahead of now (_busy_ahead)
-    mirrors = "everyone"  # system.symmetric: a collective over every NPU runs as one, every copy sent (mirrored.py)
+    mirrors = "copies"  # system.symmetric and .lockstep: one NPU runs for many, every copy sent (mirrored.py)
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
                  check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True,
@@ -396,12 +396,12 @@ class GarnetNetwork(Network):
         self.stands_for(max(len(orbit.pairs) for orbit in orbits))
         return True
 
-    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: MirroredOrbit, arrived) -> None:
+    def send_mirrored(self, src: int, dst: int, nbytes: int, orbit: MirroredOrbit, arrived, receiver: int) -> None:
         """Send the representative's message src -> dst as a copy on every pair of `orbit`; call
-        `arrived()` when the copy to the representative arrives."""
+        `arrived()` when the copy to `receiver` (the NPU whose endpoint it delivers to) arrives."""
         self.messages_sent += len(orbit.pairs)
         self.count_orbit_bytes(orbit.senders, (), nbytes)
-        copies = MirroredSend(src, orbit, nbytes, arrived)
+        copies = MirroredSend(receiver, orbit, nbytes, arrived)
         packet_bytes, delivered = self.packet_bytes, self._copy_delivered
         now = self.clock.now_cycle()
         self.traffic_changed()
@@ -414,7 +414,7 @@ class GarnetNetwork(Network):
         if copies.check(message.src, message.dst, self.clock.cycle):  # the first copy: count them all
             self.messages_delivered += len(copies.orbit.pairs)
             self.count_orbit_bytes((), copies.orbit.receivers, copies.nbytes)
-        if message.dst == copies.representative:
+        if message.dst == copies.receiver:
             copies.arrived()
 
     # ------------------------------------------------------------------ progress, invariants
