@@ -14,6 +14,7 @@ synth` (which needs only `network_summary` here) never imports it (start-up: scr
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,9 +121,11 @@ def _symmetric_first(attempt, monitor: RunMonitor) -> RunResult:
     try:
         return attempt(True)
     except MirrorMismatch as mismatch:
-        monitor.restart(monitor.title, None)
-        monitor.note(f"{mismatch}: simulated again per message")
-        return attempt(False)
+        why = str(mismatch)  # (outside this block the exception and the first attempt's network are let go)
+    gc.collect()  # the first attempt's network holds reference cycles: freed before the second is built
+    monitor.restart(monitor.title, None)
+    monitor.note(f"{why}: simulated again per message")
+    return attempt(False)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
