@@ -4,8 +4,8 @@ system.symmetric runs a collective as one representative NPU when every phase tr
 alike, and system.lockstep a whole training run as one NPU per class of NPUs that run alike. Here
 messages meet in routers, so every member's copy of each of the representative's messages is still
 sent, a message of its own through the routers and links; what is saved is the members'
-system-layer work (their algorithm or loop steps, simpy events and endpoint calls), which is most
-of a collective's cost in the compiled core. That is exact while all copies of each
+system-layer work (their algorithm or loop steps, simpy events and endpoint calls), which was most
+of a large collective's cost once the core was compiled. That is exact while all copies of each
 message arrive in one cycle: every member then receives what the representative receives when it
 does, so it would have sent its own copies when the representative sent them (by induction over
 time; routers and NICs do not depend on the order of sends within a cycle, which the tests check
@@ -33,7 +33,7 @@ class MirroredOrbit:
 
 class MirroredSend:
     """The copies of one representative message in flight: the cycle the first arrived in, and the call
-    to make when the representative's own copy arrives. It is the copies' tag."""
+    to make when the copy to `receiver` arrives. It is the copies' tag."""
 
     __slots__ = ("receiver", "orbit", "nbytes", "arrived", "cycle")
 

@@ -405,8 +405,8 @@ class GarnetNetwork(Network):
         packet_bytes, delivered = self.packet_bytes, self._copy_delivered
         now = self.clock.now_cycle()
         self.traffic_changed()
-        for (sender, receiver), route in zip(orbit.pairs, orbit.routes):  # as send_message sends each
-            route[3].submit(Message(sender, receiver, route, copies, nbytes, packet_bytes, now, now + route[2], None,
+        for (copy_src, copy_dst), route in zip(orbit.pairs, orbit.routes):  # as send_message sends each
+            route[3].submit(Message(copy_src, copy_dst, route, copies, nbytes, packet_bytes, now, now + route[2], None,
                                     delivered))
 
     def _copy_delivered(self, message: Message) -> None:
