@@ -231,7 +231,7 @@ def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Wo
         monitor.note(line)
     runs = [NpuRun(network.env, system, workload, passes) for system in systems]
     role_of = role_for(workload)
-    lockstep = None if role_of is None or not symmetric else plan_lockstep(systems, lambda npu: role_of(runs[npu]))
+    lockstep = None if role_of is None else plan_lockstep(systems, lambda npu: role_of(runs[npu]))
     if lockstep is not None:  # only each class's representative runs; the others follow its timeline
         for npu in lockstep.representatives():
             runs[npu].endpoint = lockstep.endpoint(npu, systems[npu].endpoint)

@@ -65,7 +65,7 @@ class FastForward:
         self.seen: dict[tuple, tuple] = {}  # signature -> (cycle, counters, arrivals logged then)
         # packets a message must still have to cut to be probed (`cut`): a period of one packet per VC
         # of a port, twice to find it, and one more to skip
-        self.rotation = 2 * max((len(port.vcs) for router in network.routers for port in router.inputs),
+        self.packets_to_probe = 2 * max((len(port.vcs) for router in network.routers for port in router.inputs),
                                 default=1) + 1
         self._forget()
 
@@ -91,7 +91,7 @@ class FastForward:
     def cut(self, injector, message) -> None:
         """NIC injection port `injector` cut a (not last) packet of `message`: the end of this cycle is
         a probe point if it is the pilot, and if the message has packets enough left to repeat."""
-        if message.unsent < self.rotation * message.packet_bytes:
+        if message.unsent < self.packets_to_probe * message.packet_bytes:
             return  # a period often spans a packet per VC: two to find it and one to skip would not fit
         if self.pilot is None:
             self.pilot = injector
