@@ -9,10 +9,15 @@ netsim.cli.main answers it the same way, and a run under way stops as netsim.pro
 numpy's OpenBLAS is held to one thread (unless OPENBLAS_NUM_THREADS says otherwise): at import it
 starts one per core, which cost a small run 0.15 s of CPU (a sixth of it) for linear algebra
 netsim never does.
+
+When the command is done, every object is frozen out of the garbage collector's reach: the
+collection Python runs as it exits traced (and freed, cycle by cycle) a 1024-NPU packet network
+for 0.6 s; the operating system reclaims the memory at once.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -28,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         from netsim.cli import main as run_command
     except KeyboardInterrupt as exc:
         return interrupted_status(exc)
-    return run_command(argv)
+    status = run_command(argv)
+    gc.freeze()  # the command is done: the interpreter's last collection need not trace the run's objects
+    return status
 
 
 if __name__ == "__main__":

@@ -291,7 +291,7 @@ class Network(ABC):
     @abstractmethod
     def link_counters(self) -> tuple:
         """Cumulative (bytes, busy_time_ns) per link, in link-id order, for sampling during a run:
-        a cheap read of the backend's counters (two lists or two numpy arrays, fresh copies)."""
+        a cheap read of the backend's counters (two lists, Python arrays or numpy arrays, fresh copies)."""
 
     def waiting(self) -> list[str]:
         """Every posted receive that has not been matched: non-empty after a run means a hang."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from netsim.api import rare_garbage_collection
 from netsim.backends import congestion_aware_backends, create_network
 from netsim.budget import Budget, backend_within_budget, topology_within_budget
 from netsim.errors import ConfigError, DeadlockError, MirrorMismatch
@@ -117,15 +118,19 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
 def _symmetric_first(attempt, monitor: RunMonitor) -> RunResult:
     """`attempt(True)`, which may run symmetric collectives and lockstep classes as one NPU; where the packet
     backend found a message's copies arriving apart (MirrorMismatch: not symmetric there after all),
-    `attempt(False)`, every collective per message, saying so in the summary's warnings."""
+    `attempt(False)`, every collective per message, saying so in the summary's warnings. Each attempt,
+    building its network and systems too, runs with the garbage collector rare (api.rare_garbage_collection):
+    building a 4096-NPU packet network ran 13 full collections, 3.3 of its 7.6 s."""
     try:
-        return attempt(True)
+        with rare_garbage_collection():
+            return attempt(True)
     except MirrorMismatch as mismatch:
         why = str(mismatch)  # (outside this block the exception and the first attempt's network are let go)
     gc.collect()  # the first attempt's network holds reference cycles: freed before the second is built
     monitor.restart(monitor.title, None)
     monitor.note(f"{why}: simulated again per message")
-    return attempt(False)
+    with rare_garbage_collection():
+        return attempt(False)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
@@ -303,8 +308,9 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
         npu, node = largest
         backend_within_budget(topology, network_cfg, f"{npu.where(node)}: its message of {node.nbytes:,} B",
                               largest_message=node.nbytes)
-    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
-    systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
+    with rare_garbage_collection():  # (building them: see _symmetric_first)
+        network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+        systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
     compute = ComputeModel.of_system(system_cfg)
     remote = RemoteMemory(network.env, memory) if memory is not None else None
     runs = start_trace(network.env, systems, trace, compute, remote, in_flight)

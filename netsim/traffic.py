@@ -183,7 +183,8 @@ class SynthRun:
                               "needs at least 2")
         # The traffic sources' random draws are not network state: no steady state to fast-forward.
         options = {"fast_forward": False, **(network_options or {})}
-        self.network = GarnetNetwork(self.topology, config=network_config, **options)
+        with rare_garbage_collection():  # (a 16x16 torus's build ran a full collection)
+            self.network = GarnetNetwork(self.topology, config=network_config, **options)
         self.pattern = pattern
         permute = SEEDED_PERMUTATIONS.get(pattern)
         self.permutation = None if permute is None else permute(self.topology, seed)

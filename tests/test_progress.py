@@ -66,8 +66,9 @@ def test_snapshot_line_and_live_table():
 def test_ctrl_c_writes_a_partial_readable_result(tmp_path):
     command = netsim_command()
     out = tmp_path / "partial"
-    # a long run (ResNet-50 on the packet backend); stderr is a pipe, so plain progress lines
-    process = subprocess.Popen([*command, "run", "--backend", "garnet", "--out", str(out)], cwd=tmp_path,
+    # a long run (five passes of ResNet-50 on the packet backend: one took 5-7 s, too close to the
+    # 5 s between plain progress lines on a fast machine); stderr is a pipe, so plain progress lines
+    process = subprocess.Popen([*command, "run", "--backend", "garnet", "--passes", "5", "--out", str(out)], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first_line = process.stderr.readline()  # the first progress line: the run is under way
     assert "progress" in first_line and "simulated time" in first_line and not ANSI.search(first_line)

@@ -37,6 +37,7 @@ compare with `fast_forward=False`), so a 1 GiB ring all-reduce costs about as mu
 from __future__ import annotations
 
 import math
+from array import array
 from typing import TYPE_CHECKING, Hashable
 
 import simpy
@@ -52,7 +53,7 @@ from netsim.garnet.fastforward import FastForward
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.mirrored import MirroredOrbit, MirroredSend
 from netsim.garnet.nic import Injector, Receiver
-from netsim.garnet.output_unit import OutputUnit
+from netsim.garnet.output_unit import OutputUnit, link_counters
 from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
@@ -524,16 +525,13 @@ class GarnetNetwork(Network):
             raise InvariantError(f"{self.messages_sent} messages sent, {self.messages_delivered} delivered")
 
     # ------------------------------------------------------------------ statistics
-    def link_counters(self) -> tuple[list, list]:
+    def link_counters(self) -> tuple[array, array]:
         """Cumulative (bytes, busy ns) per link, read straight off the output ports (microseconds,
         where building link_stats() takes a millisecond): what time series sampling reads."""
-        ns = self.clock.ns
-        units = self.link_units
         # a flit is counted when sent, but a step may send flits that leave in later cycles, and the
         # clock may have run cycles past simpy's time: without that part a sampling interval could
         # hold more busy time than it lasts
-        now = self.env.now * self.clock.clock_ghz
-        return [o.bytes for o in units], [ns(o.flits * o.cpf - o.busy_after(now)) for o in units]
+        return link_counters(self.link_units, self.env.now * self.clock.clock_ghz, self.clock)
 
     def link_columns(self) -> dict[str, list]:
         link_bytes, busy_ns = self.link_counters()

@@ -59,3 +59,7 @@ cdef class OutputUnit:
     cpdef void send(self, Packet packet, long long vc, Departures departures, bint head, bint tail)
     @cython.locals(ahead=double, cpf="long long", departures=Departures, k="long long", t="long long")
     cpdef double busy_after(self, double now)
+
+
+@cython.locals(out=OutputUnit, link_bytes=list, busy=list)
+cpdef tuple link_counters(list units, double now, CycleClock clock)
