@@ -9,14 +9,26 @@ reaches a phase first starts it and sends first).
 
 Every NPU of a dimension's group queues the same phases there, so one queue object serves the
 whole group and keeps one *sequence* of phases that every member runs in the same order. A member
-with a free slot at the end of the sequence appends its best queued phase; a member whose next
-phase in the sequence it has not queued yet waits for it. This is what makes the schedule
-deadlock-free under any timing: with orders chosen per NPU, two NPUs whose timings differ (a
-congested packet network) could each give their last slot to a different chunk and wait for each
-other forever. Here a phase is appended only by a member that queued it, so after the chunk's
-previous phase was appended; hence the earliest appended phase that some member has not finished
-is running at every such member (anything that could hold one back was appended earlier), needs
-no other resource, and completes. Before its start, an NPU's wait is its queueing delay.
+with a free slot at the end of the sequence appends one of its queued phases: the best of those
+every member has queued, else its best; a member whose next phase in the sequence it has not
+queued yet waits for it. This is what makes the schedule deadlock-free within a group under any
+timing: with orders chosen per NPU, two NPUs whose timings differ (a congested packet network)
+could each give their last slot to a different chunk and wait for each other forever. Here a phase
+is appended only by a member that queued it, so after the chunk's previous phase was appended;
+hence the earliest appended phase that some member has not finished is running at every such
+member (anything that could hold one back was appended earlier), needs no other resource, and
+completes. Before its start, an NPU's wait is its queueing delay.
+
+Across groups that is no proof: a chunk's consecutive phases may run in groups that do not nest (a
+hierarchical collective over a strided communicator: NPU pairs in one dimension, quadruples in the
+next), so a phase one member appends may wait for a partner still in the previous phase in its own
+other group, behind a phase there that waits for this group. Per message, on torus-4x4, a tp2 x dp8
+transformer did so: NPU 0 appended collective 7's third phase, which its partner NPU 2 could not
+start before collective 5's second phase in NPU 2's dimension-1 group, whose first phase NPU 2 was
+to run after collective 7's in the pair's group. Preferring the phases every member has queued
+(collective 5's first phase was, there) keeps a group from committing to such a phase while another
+is ready everywhere, which removed that deadlock; a run that still cannot progress says so
+(netsim.errors.DeadlockError, with every wait).
 
 A member's order among its queued phases is: explicit collective `priority` (lower first), then
 `intra-dimension-scheduling` (fifo: no preference; smallest-first: fewest bytes first;
@@ -72,6 +84,18 @@ class GroupQueue:
         self.running[npu] -= 1
         self._advance(npu)
 
+    def _next_phase(self, queued: list) -> Hashable:
+        """Take the phase to append from a member's queued ones (a heap of (order, count, phase)):
+        its best that every member has queued, else its best (see the module docstring)."""
+        members = len(self.position)
+        everywhere = [entry for entry in queued if len(self.waiting.get(entry[2], ())) == members]
+        if not everywhere or everywhere[0] is queued[0]:
+            return heapq.heappop(queued)[2]
+        best = min(everywhere)
+        queued.remove(best)
+        heapq.heapify(queued)
+        return best[2]
+
     def _advance(self, npu: int) -> None:
         """Start `npu`'s next phases of the sequence while it has free slots, appending its best
         queued phase when it is at the end."""
@@ -83,7 +107,7 @@ class GroupQueue:
                     heapq.heappop(queued)
                 if not queued:
                     return
-                key = heapq.heappop(queued)[2]
+                key = self._next_phase(queued)
                 self.sequence.append(key)
                 self.unstarted[key] = len(self.position)
             key = self.sequence[index]

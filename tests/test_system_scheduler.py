@@ -6,8 +6,12 @@ import pytest
 
 from netsim.analytical import AnalyticalNetwork
 from netsim.network_config import load_network
+from netsim.runner import run_training
+from system import load_system
 from system.functional import Functional
 from tests.helpers import analytical, systems_for
+from workload.generator import transformer
+from workload.roofline import Roofline
 
 
 def finish_times(systems, calls, net):
@@ -131,3 +135,43 @@ def test_no_deadlock_when_timings_differ_between_npus(seed):
     net.run()
     assert len(events) == 16 * 9 and all(e.processed for e in events), net.waiting()[:3]
     assert functional.verify() == 3 + 4 * 3 + 4 * 3
+
+
+# (seed, pairs too, chunks): runs that deadlocked before phases queued by every member went first
+@pytest.mark.parametrize("seed, pairs, chunks", [(1, True, 2), (22, False, 4), (23, False, 2), (26, True, 2),
+                                                 (31, False, 2), (31, False, 4), (32, False, 4)])
+def test_no_deadlock_over_groups_that_do_not_nest(seed, pairs, chunks):
+    """As above, with all-reduces over the even NPUs of torus-4x4 and over the odd ones (pairs along
+    dimension 0, then quadruples along dimension 1: groups that do not nest), and, with `pairs`, over
+    NPU pairs as well (a tensor-parallel group); see system/scheduler.py."""
+    net = JitteryNetwork(load_network("torus-4x4").build_topology(), seed)
+    systems = systems_for(net, preferred_dataset_splits=chunks, active_chunks_per_dimension=1,
+                          scheduling_policy="LIFO")
+    rng = random.Random(seed)
+    events = []
+    for s in systems:  # the same program on every NPU, issued at skewed times
+        data_parallel = [npu for npu in range(16) if npu % 2 == s.npu % 2]
+        tensor_parallel = [s.npu - s.npu % 2, s.npu - s.npu % 2 + 1]
+
+        def program(s=s, data_parallel=data_parallel, tensor_parallel=tensor_parallel):
+            for size in (64, 40, 96, 72, 56, 88):
+                yield s.env.timeout(rng.uniform(0, 500))
+                if pairs:
+                    events.append(s.all_reduce(size // 2, group=tensor_parallel))
+                events.append(s.all_reduce(size, group=data_parallel, shape=[2, 4], algorithm_dims=[0, 1]))
+        s.env.process(program())
+    net.run()
+    assert len(events) == 16 * 6 * (2 if pairs else 1) and all(e.processed for e in events), net.waiting()[:3]
+
+
+def test_hybrid_parallel_transformer_runs_per_message():
+    """A tp2 x dp8 transformer on torus-4x4, every NPU per message, on the congestion-aware backend
+    (NPUs' timings differ): its data-parallel all-reduces run in NPU pairs along dimension 0, then in quadruples along
+    dimension 1, several at once (LIFO). A pair's queue committed to a phase that one partner could not
+    reach before a phase of another collective in its dimension-1 group, which waited for that partner
+    in the pair's queue: the run deadlocked (system/scheduler.py)."""
+    workload = transformer(2, 1024, 2048, 1, tp=2, pp=1, dp=8, roofline=Roofline())
+    config = load_system("default", [(["collective-simulation"], "per-message")])
+    result = run_training(load_network("torus-4x4", backend="congestion-aware"), config, workload)
+    finish = result.summary["npu_finish_time_ns"]
+    assert len(finish) == 16 and None not in finish and result.summary["end_to_end_time_ns"] == max(finish)
