@@ -97,8 +97,8 @@ class GroupQueue:
         return best[2]
 
     def _advance(self, npu: int) -> None:
-        """Start `npu`'s next phases of the sequence while it has free slots, appending its best
-        queued phase when it is at the end."""
+        """Start `npu`'s next phases of the sequence while it has free slots, appending one of its
+        queued phases (`_next_phase`) when it is at the end."""
         queued = self.queued[npu]
         while self.running[npu] < self.capacity:
             index = self.position[npu] - self._dropped
