@@ -88,10 +88,9 @@ class GroupQueue:
         """Take the phase to append from a member's queued ones (a heap of (order, count, phase)):
         its best that every member has queued, else its best (see the module docstring)."""
         members = len(self.position)
-        everywhere = [entry for entry in queued if len(self.waiting.get(entry[2], ())) == members]
-        if not everywhere or everywhere[0] is queued[0]:
+        best = min((entry for entry in queued if len(self.waiting.get(entry[2], ())) == members), default=None)
+        if best is None or best is queued[0]:
             return heapq.heappop(queued)[2]
-        best = min(everywhere)
         queued.remove(best)
         heapq.heapify(queued)
         return best[2]

@@ -66,7 +66,7 @@ class FastForward:
         # packets a message must still have to cut to be probed (`cut`): a period of one packet per VC
         # of a port, twice to find it, and one more to skip
         self.packets_to_probe = 2 * max((len(port.vcs) for router in network.routers for port in router.inputs),
-                                default=1) + 1
+                                        default=1) + 1
         self._forget()
 
     def reset(self) -> None:

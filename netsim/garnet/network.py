@@ -37,7 +37,6 @@ compare with `fast_forward=False`), so a 1 GiB ring all-reduce costs about as mu
 from __future__ import annotations
 
 import math
-from array import array
 from typing import TYPE_CHECKING, Hashable
 
 import simpy
@@ -64,6 +63,8 @@ from netsim.topology import Topology
 from netsim.topology.base import MessagePaths
 
 if TYPE_CHECKING:
+    from array import array
+
     import pandas as pd
 
 
