@@ -20,13 +20,13 @@ import random
 import time
 from typing import Callable
 
-from netsim.api import rare_garbage_collection
+from netsim.collector import rare_garbage_collection
 from netsim.booksim_rng import random_permutation
 from netsim.budget import topology_within_budget
 from netsim.errors import ConfigError
-from netsim.garnet.clock import Component
 from netsim.garnet.network import GarnetNetwork
 from netsim.garnet.packet_stats import PacketStats
+from netsim.garnet.traffic_source import TrafficSource
 from netsim.saturation import Saturation, bracket, past_saturation
 from netsim.topology import Topology
 
@@ -121,44 +121,6 @@ SEEDED_PERMUTATIONS: dict[str, Callable[[Topology, int], list[int]]] = {
 PATTERN_NAMES = (*PATTERNS, *SEEDED_PERMUTATIONS)
 
 
-class TrafficSource(Component):
-    """One NPU's Bernoulli packet generator, stepped by the network's cycle clock."""
-
-    __slots__ = ("run", "clock", "npu", "rng", "fixed_dst", "pattern", "others", "log_q")
-
-    def __init__(self, run: "SynthRun", npu: int, seed: int):
-        super().__init__()
-        self.run = run
-        self.clock = run.network.clock
-        self.log_q = run.log_q  # for geometric gaps (None: a packet every cycle)
-        self.npu = npu
-        self.rng = random.Random(seed * 1_000_003 + npu)
-        self.pattern = PATTERNS.get(run.pattern)
-        self.others = not run.include_source
-        if run.permutation is not None:
-            self.fixed_dst = run.permutation[npu]
-        else:
-            self.fixed_dst = None if run.pattern in RANDOM_PATTERNS else self.pattern(run.topology, npu, self.rng)
-
-    def gap(self) -> int:
-        """Cycles to the next packet: geometric, i.e. one Bernoulli(p) trial per cycle."""
-        if self.log_q is None:
-            return 1
-        return int(math.log(1.0 - self.rng.random()) / self.log_q) + 1
-
-    def start(self) -> None:
-        if self.fixed_dst != self.npu or not self.others:
-            self.clock.wake(self, self.gap() - 1)
-
-    def step(self, cycle: int) -> None:
-        run = self.run
-        dst = self.fixed_dst
-        if dst is None:
-            dst = self.pattern(run.topology, self.npu, self.rng, self.others)
-        run.inject(self.npu, dst, cycle)
-        self.clock.wake(self, cycle + self.gap())
-
-
 class SynthRun:
     """One synthetic-traffic run at one offered load; `execute()` returns run_synth's dict."""
 
@@ -192,30 +154,45 @@ class SynthRun:
         self.packet_flits = packet_flits
         self.packet_bytes = packet_flits * self.network.flit_bytes
         self.network.params.check_whole_packets(self.packet_bytes, self.network.buffer_depths(), "--packet-flits")
-        p = min(1.0, rate / packet_flits)  # a packet starts in a cycle with probability p
-        self.log_q = math.log1p(-p) if p < 1 else None  # for geometric gaps (`TrafficSource.gap`)
         self.cycles = cycles
         self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles
         self.end = self.warmup + cycles
-        self.generated_flits = 0
         self.accepted_flits = 0
-        self.measured_out = 0  # packets created in the window (one per message), not yet arrived
+        self.measured_in = 0  # packets created in the window (one per message) that have arrived
         self.measured_stats = PacketStats()  # packets of measured messages, as they arrive
         self.network.packet_observer = self.observe
-        self.sources = [TrafficSource(self, npu, seed) for npu in range(self.topology.npus)]
+        self.sources = [self._source(npu, seed, rate) for npu in range(self.topology.npus)]
 
-    def inject(self, src: int, dst: int, cycle: int) -> None:
-        self.network.send_message(src, dst, self.packet_bytes, None, self.packet_bytes, cycle=cycle,
-                                  delay=self.injection_delay)
-        if self.warmup <= cycle < self.end:
-            self.generated_flits += self.packet_flits
-            self.measured_out += 1
+    def _source(self, npu: int, seed: int, rate: float) -> TrafficSource:
+        """NPU `npu`'s packet generator: a packet starts in a cycle with probability p = rate / packet_flits,
+        drawn by its own generator (seeded from `seed` and `npu`)."""
+        p = min(1.0, rate / self.packet_flits)
+        rng = random.Random(seed * 1_000_003 + npu)
+        pattern = PATTERNS.get(self.pattern)
+        if self.permutation is not None:
+            fixed_dst = self.permutation[npu]
+        else:
+            fixed_dst = -1 if self.pattern in RANDOM_PATTERNS else pattern(self.topology, npu, rng)
+        net = self.network
+        return TrafficSource(net.clock, net.sender, npu, rng, math.log1p(-p) if p < 1 else 0.0, pattern,
+                             self.topology, not self.include_source, fixed_dst, self.packet_bytes,
+                             self.injection_delay, self.warmup, self.end)
+
+    @property
+    def generated_flits(self) -> int:
+        """Flits of the packets created in the measured window."""
+        return sum(source.generated for source in self.sources) * self.packet_flits
+
+    @property
+    def measured_out(self) -> int:
+        """Packets created in the measured window that have not arrived yet."""
+        return sum(source.generated for source in self.sources) - self.measured_in
 
     def observe(self, packet, cycle: int) -> None:
         if self.warmup <= cycle < self.end:
             self.accepted_flits += packet.nflits
         if self.warmup <= packet.msg.created < self.end:
-            self.measured_out -= 1
+            self.measured_in += 1
             self.measured_stats.add(packet, cycle)
 
     def progress(self) -> tuple[float, str]:

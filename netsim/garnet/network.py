@@ -57,6 +57,7 @@ from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
 from netsim.garnet.router import Router
+from netsim.garnet.sender import Sender
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
 from netsim.garnet.stats import latency_table, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
@@ -125,6 +126,7 @@ class GarnetNetwork(Network):
         self.next_scan = cfg.deadlock_cycles
         # (a routing unit that draws per packet makes states that look alike route differently)
         self.fast_forward = FastForward(self) if fast_forward and self.routing.periodic else None
+        self.sender = Sender(self, topology.npus)  # (send_message)
         self._handed_off: simpy.Event | None = None  # (handed_off)
         self._message_paths: MessagePaths | None = None  # (uniform_orbit)
 
@@ -347,17 +349,12 @@ class GarnetNetwork(Network):
 
     def send_message(self, src: int, dst: int, nbytes: int, tag: Hashable, packet_bytes: int,
                      handed_off=None, on_delivered=None, cycle: int | None = None, delay: int = 0) -> Message:
-        """Queue a message at `src`'s NIC now (also used by synthetic traffic, without an endpoint);
+        """Queue a message at `src`'s NIC now (through `sender`, as synthetic traffic does directly);
         `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock);
         `delay`: cycles before the NIC may start it, beyond the topology's NIC latency. `nbytes`: a
         Python int (`Endpoint.send` makes it one), which the compiled build's typed code needs."""
         now = self.clock.now_cycle() if cycle is None else cycle
-        route = self.route(src, dst, self.routing.ties(src, dst))
-        message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2] + delay, handed_off,
-                          on_delivered)
-        self.traffic_changed()
-        route[3].submit(message)
-        return message
+        return self.sender.send(src, dst, nbytes, tag, packet_bytes, handed_off, on_delivered, now, delay)
 
     def traffic_changed(self) -> None:
         """Something happened that is not part of a steady state (fastforward.py): forget its probes."""

@@ -306,6 +306,16 @@ class RouteTies:
         tied = self.topology.tie_dims(src, dst)
         return tied & self.draws.next(src, dst) if tied else 0
 
+    def fixed(self, src: int, dst: int) -> int | None:
+        """The tie bits every message of the pair gets without a draw (one minimal path, or ties
+        broken the positive way); None when `ties` draws them per message."""
+        if self.multipath:
+            paths = self.topology.paths(src, dst)
+            return paths[0][0] if len(paths) == 1 else None
+        if not self.at_random or not self.topology.tie_dims(src, dst):
+            return 0
+        return None
+
     def pick(self, src: int, dst: int) -> int:
         """The tie bits of a path drawn uniformly among `Topology.paths(src, dst)` for the pair's
         next message (or packet, for a caller that draws per packet)."""

@@ -91,8 +91,14 @@ class RoutingUnit:
             raise ConfigError(f"garnet.routing = {self.name!r} routes a {' or '.join(self.kinds)}, not a "
                               f"{topology.kind} (its VC classes would not avoid deadlock there)")
         self.topology = topology
-        self.ties = topology.tie_breaker(seed).ties  # the tie bits of a new message's route
+        self.use_ties(topology.tie_breaker(seed))
         self.draws = PairDraws(seed)  # per packet, of a (source, destination) pair
+
+    def use_ties(self, breaker) -> None:
+        """Take the tie bits of a new message's route from `breaker` (`Topology.tie_breaker`):
+        `ties` per message, `fixed_ties` those a pair's messages all get without a draw (or None)."""
+        self.ties = breaker.ties
+        self.fixed_ties = breaker.fixed
 
     def draw(self, src: int, dst: int) -> int:
         """64 random bits for the pair's next packet (`PairDraws`: independent of the order events of

@@ -34,7 +34,7 @@ class ECMP(RoutingUnit):
 
     def __init__(self, topology: Topology, seed: int, dateline: bool = True):
         super().__init__(topology, seed, dateline)
-        self.ties = topology.tie_breaker(seed, multipath=True).ties
+        self.use_ties(topology.tie_breaker(seed, multipath=True))
 
 
 class Spray(RoutingUnit):
