@@ -85,7 +85,7 @@ def test_routes_joined_from_legs_equal_routes_built_hop_by_hop(name, routing):
     config = load_network(name, [(["garnet", "routing"], routing)])
     joined = GarnetNetwork(config.build_topology(), config=config)
     by_hop = GarnetNetwork(config.build_topology(), config=config)
-    by_hop._join_legs = False
+    by_hop.routes.join_legs = False
     topo = joined.topology
     legs = 0
     for src in range(topo.npus):

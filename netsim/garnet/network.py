@@ -57,8 +57,9 @@ from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
 from netsim.garnet.router import Router
+from netsim.garnet.routes import RouteTables
+from netsim.garnet.routing import ROUTING
 from netsim.garnet.sender import Sender
-from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING, class_range, vc_range
 from netsim.garnet.stats import latency_table, link_extra, nic_frame, vc_frame
 from netsim.topology import Topology
 from netsim.topology.base import MessagePaths
@@ -108,17 +109,8 @@ class GarnetNetwork(Network):
         self.clock.after_cycle = self._after_cycle
         self._build(batch)
         params.check_whole_packets(self.packet_bytes, self.buffer_depths())
-        self._routes: dict[int, tuple] = {}  # route() by an int key (hashes fastest)
-        # routes that correct one dimension after another are joined from their legs (`_joined_route`)
-        self._join_legs = self.routing.classes_per_dimension
-        # What route() assembles tables from, so that building one (for every pair a run uses) is
-        # mostly lookups: per link id, the route entry of a hop over it by VC class (ANY = -1 is
-        # the last item), and the link's dimension; NIC cycles per set of dimensions crossed.
-        self._hop_entries = [[(out, *vc_range(vc_class, len(out.credits))) for vc_class in (LOW, HIGH, ANY)]
-                             if inner else None for out, inner in zip(self.link_units, self.between_routers)]
-        self._link_dims = [link.dim for link in topology.links]
-        self._class_entries: dict[tuple[int, int, int], tuple] = {}  # hop_entry()
-        self._nic_cycles: dict[frozenset, int] = {}
+        self.routes = RouteTables(topology, self.routing, params, self.link_units, self.between_routers,
+                                  self._injector_of, self._eject_of, self._nic_of)
         self.packet_stats = PacketStats()
         self.packet_observer = None  # optional callable(packet, cycle) for synthetic traffic
         self._starved: set[int] = set()  # routers already warned about
@@ -245,67 +237,13 @@ class GarnetNetwork(Network):
 
     def route(self, src: int, dst: int, ties: int = 0) -> tuple[dict, int, int, Injector, frozenset]:
         """(router id -> (output unit, VC lo, VC hi), router-to-router hops, NIC cycles, injection
-        port, dimensions crossed) of src -> dst with tie bits `ties` (`Topology.route`), built once."""
-        npus = self.topology.npus
-        key = (ties * npus + src) * npus + dst
-        entry = self._routes.get(key)
-        if entry is None:
-            entry = self._routes[key] = self._build_route(src, dst, ties)
-        return entry
-
-    def _build_route(self, src: int, dst: int, ties: int) -> tuple:
-        topo = self.topology
-        if src == dst:  # through its own router and back (synthetic traffic; NIC ports of its own)
-            injector, eject = self._nic_of[src]
-            return {eject.owner.node: (eject, 0, len(eject.credits))}, 0, 0, injector, frozenset()
-        if self._join_legs:
-            waypoint = topo.waypoint(src, dst)
-            if waypoint is not None:
-                return self._joined_route(src, dst, ties, *waypoint)
-        path = topo.route(src, dst, ties)
-        link_ids = topo.link_ids(path)
-        injector = self._injector_of[link_ids[0]]
-        eject = self._eject_of[link_ids[-1]]
-        hops = self._hop_entries
-        table = {}
-        inner = 0  # router-to-router hops
-        for u, link_id, vc_class in zip(path, link_ids, self.routing.hop_classes(link_ids)):
-            entries = hops[link_id]
-            if entries is not None:
-                table[u] = entries[vc_class]
-                inner += 1
-        table[eject.owner.node] = (eject, 0, len(eject.credits))
-        dims = frozenset(map(self._link_dims.__getitem__, link_ids))
-        return table, inner, self._nic_cycles_of(dims), injector, dims
-
-    def _joined_route(self, src: int, dst: int, ties: int, via: int, dim: int) -> tuple:
-        """The route src -> dst as its leg src -> via in dimension `dim` joined to via -> dst
-        (`Topology.waypoint`): the same table as built hop by hop, since each hop's VC class depends
-        on its own dimension only (`classes_per_dimension`), from two routes built once for every
-        pair whose route has them (a 16x16 torus's 65,536 pairs share 8,192 legs)."""
-        below = (2 << dim) - 1  # the tie bits of dimensions up to `dim`
-        first = self.route(src, via, ties & below)
-        rest = self.route(via, dst, ties & ~below)
-        table = first[0].copy()
-        table.update(rest[0])  # via's entry: its hop on, not the first leg's ejection
-        dims = first[4] | rest[4]
-        return table, first[1] + rest[1], self._nic_cycles_of(dims), first[3], dims
-
-    def _nic_cycles_of(self, dims: frozenset) -> int:
-        """The NIC cycles of a route crossing dimensions `dims` (`Params.nic_cycles`), once per set."""
-        nic_cycles = self._nic_cycles.get(dims)
-        if nic_cycles is None:
-            nic_cycles = self._nic_cycles[dims] = self.params.nic_cycles(dims)
-        return nic_cycles
+        port, dimensions crossed) of src -> dst with tie bits `ties` (`Topology.route`), built once
+        (routes.py)."""
+        return self.routes.route(src, dst, ties)
 
     def hop_entry(self, link_id: int, index: int, count: int) -> tuple:
         """The route entry of a hop over router-to-router link `link_id` in VC class `index` of `count`."""
-        key = (link_id, index, count)
-        entry = self._class_entries.get(key)
-        if entry is None:
-            out = self.link_units[link_id]
-            entry = self._class_entries[key] = (out, *class_range(index, count, len(out.credits)))
-        return entry
+        return self.routes.hop_entry(link_id, index, count)
 
     def path_links(self, path) -> list[int]:
         """The link ids along node path `path`."""
@@ -315,17 +253,7 @@ class GarnetNetwork(Network):
         """(route table, router-to-router hops) of a route, or of one phase of it, over `link_ids`,
         hop i in VC class `classes[i]` ((index, count), one per link; those of NIC links unused);
         with `dst`, ending at that NPU's NIC (routing units that build a packet's own route)."""
-        table = {}
-        hops = 0
-        units = self.link_units
-        for link_id, (index, count) in zip(link_ids, classes):
-            if self.between_routers[link_id]:
-                table[units[link_id].owner.node] = self.hop_entry(link_id, index, count)
-                hops += 1
-        if dst is not None:
-            eject = self._eject_of[link_ids[-1]] if link_ids else self._nic_of[dst][1]
-            table[eject.owner.node] = (eject, 0, len(eject.credits))
-        return table, hops
+        return self.routes.path_table(link_ids, classes, dst)
 
     def run(self, until: float | None = None, monitor=None) -> bool:
         """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)

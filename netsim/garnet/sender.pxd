@@ -3,13 +3,15 @@
 cimport cython
 from netsim.garnet.packet cimport Message
 from netsim.garnet.nic cimport Injector
+from netsim.garnet.routes cimport RouteTables
 
 
 @cython.final
 cdef class Sender:
-    cdef public object network
+    cdef public RouteTables tables
+    cdef public object routing
     cdef public long long npus
-    cdef public dict routes
+    cdef public dict pair_routes
     cdef public object fast_forward
 
     @cython.locals(pair="long long", route=object, fixed=object)

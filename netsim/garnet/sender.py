@@ -2,7 +2,7 @@
 port (nic.Injector). GarnetNetwork.send_message comes through here, and so does synthetic traffic,
 one message per packet (traffic_source.py), which is why it is part of the compiled core.
 
-Routes are the network's (`GarnetNetwork.route`, under the routing unit's tie bits). A pair whose
+Routes are the network's (routes.py, under the routing unit's tie bits). A pair whose
 messages all take one route (no tie bits drawn: `RoutingUnit.fixed_ties`) keeps it here, so such a
 message costs one lookup; the others draw their tie bits per message, as before.
 """
@@ -17,29 +17,28 @@ from netsim.garnet.packet import Message
 class Sender:
     """Routes and queues the messages of one network (see the module docstring)."""
 
-    __slots__ = ("network", "npus", "routes", "fast_forward")
+    __slots__ = ("tables", "routing", "npus", "pair_routes", "fast_forward")
 
     def __init__(self, network, npus: int):
-        self.network = network
+        self.tables = network.routes  # (routes.RouteTables)
+        self.routing = network.routing
         self.npus = npus
-        self.routes: dict[int, Any] = {}  # per pair (src * npus + dst): its one route; None: drawn per message
+        self.pair_routes: dict[int, Any] = {}  # per pair (src * npus + dst): its one route; None: drawn per message
         self.fast_forward = network.fast_forward  # forgets its probes at every new message (or None)
 
     def route(self, src: int, dst: int) -> tuple:
-        """The route (`GarnetNetwork.route`'s tuple) of a new message src -> dst."""
+        """The route (`RouteTables.route`'s tuple) of a new message src -> dst."""
         pair = src * self.npus + dst
-        route = self.routes.get(pair, ())
+        route = self.pair_routes.get(pair, ())
         if route:
             return route
-        network = self.network
-        routing = network.routing
         if route is not None:  # the pair's first message: does it draw?
-            fixed = routing.fixed_ties(src, dst)
+            fixed = self.routing.fixed_ties(src, dst)
             if fixed is not None:
-                route = self.routes[pair] = network.route(src, dst, fixed)
+                route = self.pair_routes[pair] = self.tables.route(src, dst, fixed)
                 return route
-            self.routes[pair] = None
-        return network.route(src, dst, routing.ties(src, dst))
+            self.pair_routes[pair] = None
+        return self.tables.route(src, dst, self.routing.ties(src, dst))
 
     def send(self, src: int, dst: int, nbytes: int, tag, packet_bytes: int, handed_off, on_delivered, now: int,
              delay: int) -> Message:
