@@ -10,7 +10,7 @@ cdef long long FIRST, COUNT, SPACING
 @cython.final
 cdef class CycleQueue:
     cdef long long[::1] buf
-    cdef public long long head, runs, mask, count, seek_run, seek_start
+    cdef public long long head, runs, mask, count, seek_run, seek_start, front_cycle
 
     cpdef long long front(self) except? RAISED
     @cython.locals(slot="long long")

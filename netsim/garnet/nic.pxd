@@ -38,10 +38,10 @@ cdef class Injector(Component):
 cdef class Receiver(Component):
     cdef public object network
     cdef public CycleClock clock
-    cdef public object arrivals
+    cdef public list arrivals
 
     cpdef void arrive(self, Packet packet, long long cycle)
-    @cython.locals(packet=Packet)
+    @cython.locals(packet=Packet, arrivals=list)
     cpdef void step(self, long long cycle)
     @cython.locals(stats=PacketStats, latency="long long", message=Message)
     cpdef void _arrived(self, Packet packet, long long cycle)

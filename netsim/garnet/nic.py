@@ -177,7 +177,7 @@ class Receiver(Component):
         super().__init__()
         self.network = network
         self.clock = network.clock
-        self.arrivals: deque = deque()  # (cycle, packet) of tails still on the ejection link
+        self.arrivals: list = []  # (cycle, packet) of tails still on the ejection link (a few at most)
 
     def arrive(self, packet: Packet, cycle: int) -> None:
         self.arrivals.append((cycle, packet))
@@ -186,7 +186,7 @@ class Receiver(Component):
     def step(self, cycle: int) -> None:
         arrivals = self.arrivals
         while arrivals and arrivals[0][0] <= cycle:
-            _, packet = arrivals.popleft()
+            _, packet = arrivals.pop(0)
             self._arrived(packet, cycle)
         if arrivals:  # a tail announced while this step was already due: its wake-up was dropped
             self.clock.wake(self, arrivals[0][0])
@@ -214,9 +214,7 @@ class Receiver(Component):
     def shift(self, span: int) -> None:
         if self.next_wake != NEVER:
             self.next_wake += span
-        arrivals = [(t + span, packet) for t, packet in self.arrivals]
-        self.arrivals.clear()
-        self.arrivals.extend(arrivals)
+        self.arrivals = [(t + span, packet) for t, packet in self.arrivals]
 
 
 def _relative(wake: int, c: int) -> int:
