@@ -71,6 +71,9 @@ def test_a_runs_tables_are_written_as_pandas_writes_them():
     ["ring", "a b", "ünï"], ["x,y", "a", "b"], ["", "a", "b"], ["a", None, "b"], [1, True, 2], [1.5, "text", 2],
     [2**63, 1, 2], [np.float64(1.5), 2.0, 3.0],
     array("q", [4, 5, 6]), array("d", [0.25, np.nan, 7.0]), array("f", [1.5, 2.25, 3.0]),
+    [0.0, -0.0, 1], [0.0, 1.5, 0.0], array("d", [0.0, -0.0, 2.0]), array("d", [0.0, 1.5, 0.0]),
+    # 0.0 then 2**-1067 (low byte 0x80): their bytes hold -0.0's image across the two, not a -0.0
+    array("d", [0.0, 2.0 ** -1067, 1.0]),
 ], ids=repr)
 def test_plain_columns_are_written_as_pandas_writes_their_frame(column):
     """A dict of lists or Python arrays: written as `pd.DataFrame(table).to_csv(index=False)`, on
