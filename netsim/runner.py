@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from netsim.collector import rare_garbage_collection
 from netsim.backends import congestion_aware_backends, create_network
 from netsim.budget import Budget, backend_within_budget, topology_within_budget
+from netsim.collector import rare_garbage_collection
 from netsim.errors import ConfigError, DeadlockError, MirrorMismatch
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor

@@ -20,9 +20,9 @@ import random
 import time
 from typing import Callable
 
-from netsim.collector import rare_garbage_collection
 from netsim.booksim_rng import random_permutation
 from netsim.budget import topology_within_budget
+from netsim.collector import rare_garbage_collection
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork
 from netsim.garnet.packet_stats import PacketStats

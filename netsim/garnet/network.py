@@ -9,7 +9,8 @@ NPU also has a NIC: an `Injector` per injection port and a `Receiver` per ejecti
 router, one of each per router link (`nic_ports = "per-link"`) or one of each for all links
 (`"single"`). A router is its rooms (router.py): input units, output units, the switch allocator
 of its model (`garnet.allocator`: allocators/), the crossbar; routes and VC classes come from the
-routing unit (`garnet.routing`: routing.py). Time runs in integer cycles of `clock_ghz` on a
+routing unit (`garnet.routing`: routing/), their tables from `RouteTables` (routes.py), and new
+messages enter through the `Sender` (sender.py). Time runs in integer cycles of `clock_ghz` on a
 `CycleClock` that shares the simpy Environment (nanoseconds) with the system layer.
 
 Zero-load latency of one packet of L flits over H router-to-router links (documented closed form,
