@@ -161,22 +161,21 @@ class SynthRun:
         self.measured_in = 0  # packets created in the window (one per message) that have arrived
         self.measured_stats = PacketStats()  # packets of measured messages, as they arrive
         self.network.packet_observer = self.observe
-        self.sources = [self._source(npu, seed, rate) for npu in range(self.topology.npus)]
+        p = min(1.0, rate / packet_flits)  # a packet starts in a cycle with probability p
+        log_q = math.log1p(-p) if p < 1 else 0.0  # for geometric gaps (0.0: every cycle; TrafficSource.gap)
+        self.sources = [self._source(npu, seed, log_q, PATTERNS.get(pattern)) for npu in range(self.topology.npus)]
 
-    def _source(self, npu: int, seed: int, rate: float) -> TrafficSource:
-        """NPU `npu`'s packet generator: a packet starts in a cycle with probability p = rate / packet_flits,
-        drawn by its own generator (seeded from `seed` and `npu`)."""
-        p = min(1.0, rate / self.packet_flits)
+    def _source(self, npu: int, seed: int, log_q: float, pattern) -> TrafficSource:
+        """NPU `npu`'s packet generator, drawing from a generator of its own (seeded from `seed` and
+        `npu`); a permutation's destination is fixed now."""
         rng = random.Random(seed * 1_000_003 + npu)
-        pattern = PATTERNS.get(self.pattern)
         if self.permutation is not None:
             fixed_dst = self.permutation[npu]
         else:
             fixed_dst = -1 if self.pattern in RANDOM_PATTERNS else pattern(self.topology, npu, rng)
         net = self.network
-        return TrafficSource(net.clock, net.sender, npu, rng, math.log1p(-p) if p < 1 else 0.0, pattern,
-                             self.topology, not self.include_source, fixed_dst, self.packet_bytes,
-                             self.injection_delay, self.warmup, self.end)
+        return TrafficSource(net.clock, net.sender, npu, rng, log_q, pattern, self.topology, not self.include_source,
+                             fixed_dst, self.packet_bytes, self.injection_delay, self.warmup, self.end)
 
     @property
     def generated_flits(self) -> int:

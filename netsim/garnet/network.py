@@ -119,7 +119,7 @@ class GarnetNetwork(Network):
         self.next_scan = cfg.deadlock_cycles
         # (a routing unit that draws per packet makes states that look alike route differently)
         self.fast_forward = FastForward(self) if fast_forward and self.routing.periodic else None
-        self.sender = Sender(self, topology.npus)  # (send_message)
+        self.sender = Sender(self)  # (send_message)
         self._handed_off: simpy.Event | None = None  # (handed_off)
         self._message_paths: MessagePaths | None = None  # (uniform_orbit)
 

@@ -19,10 +19,10 @@ class Sender:
 
     __slots__ = ("tables", "routing", "npus", "pair_routes", "fast_forward")
 
-    def __init__(self, network, npus: int):
+    def __init__(self, network):
         self.tables = network.routes  # (routes.RouteTables)
         self.routing = network.routing
-        self.npus = npus
+        self.npus = network.topology.npus
         self.pair_routes: dict[int, Any] = {}  # per pair (src * npus + dst): its one route; None: drawn per message
         self.fast_forward = network.fast_forward  # forgets its probes at every new message (or None)
 

@@ -299,12 +299,13 @@ class RouteTies:
         self.draws = PairDraws(seed)  # one draw per tied message (ECMP: per message) of a pair
 
     def ties(self, src: int, dst: int) -> int:
+        """The tie bits of the pair's next message: `fixed`, or drawn for this message."""
+        fixed = self.fixed(src, dst)
+        if fixed is not None:
+            return fixed
         if self.multipath:
             return self.pick(src, dst)
-        if not self.at_random:
-            return 0
-        tied = self.topology.tie_dims(src, dst)
-        return tied & self.draws.next(src, dst) if tied else 0
+        return self.topology.tie_dims(src, dst) & self.draws.next(src, dst)
 
     def fixed(self, src: int, dst: int) -> int | None:
         """The tie bits every message of the pair gets without a draw (one minimal path, or ties
