@@ -47,6 +47,12 @@ class MirrorMismatch(Exception):
     signal to simulate the run again per message."""
 
 
+class PartitionConflict(Exception):
+    """A message started through ports that the packet backend's fast-forward per partition had moved
+    ahead of the clock (netsim.garnet.partitions): not an error, the signal to simulate the run again
+    with the whole-network fast-forward."""
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

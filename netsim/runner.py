@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from netsim.backends import congestion_aware_backends, create_network
 from netsim.budget import Budget, backend_within_budget, topology_within_budget
 from netsim.collector import rare_garbage_collection
-from netsim.errors import ConfigError, DeadlockError, MirrorMismatch
+from netsim.errors import ConfigError, DeadlockError, MirrorMismatch, PartitionConflict
 from netsim.network_config import NetworkConfig
 from netsim.progress import RunMonitor
 from netsim.units import format_size
@@ -115,22 +115,28 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     return Budget(npus, chunks, npus * passes * per_pass / flit_bytes, network.config.fidelity)
 
 
-def _symmetric_first(attempt, monitor: RunMonitor) -> RunResult:
-    """`attempt(True)`, which may run symmetric collectives and lockstep classes as one NPU; where the packet
-    backend found a message's copies arriving apart (MirrorMismatch: not symmetric there after all),
-    `attempt(False)`, every collective per message, saying so in the summary's warnings. Each attempt,
-    building its network and systems too, runs with the garbage collector rare (api.rare_garbage_collection):
-    building a 4096-NPU packet network ran 13 full collections, 3.3 of its 7.6 s."""
-    try:
-        with rare_garbage_collection():
-            return attempt(True)
-    except MirrorMismatch as mismatch:
-        why = str(mismatch)  # (outside this block the exception and the first attempt's network are let go)
-    gc.collect()  # the first attempt's network holds reference cycles: freed before the second is built
-    monitor.restart(monitor.title, None)
-    monitor.note(f"{why}: simulated again per message")
-    with rare_garbage_collection():
-        return attempt(False)
+def _attempts(attempt, network_cfg: NetworkConfig, monitor: RunMonitor, symmetric: bool = True) -> RunResult:
+    """`attempt(symmetric, network_cfg)`, which may run symmetric collectives and lockstep classes as one
+    NPU, and again where it cannot finish as it began: per message where the packet backend found a
+    message's copies arriving apart (MirrorMismatch: not symmetric there after all), with the
+    whole-network fast-forward where a message started through ports its fast-forward per partition had
+    moved ahead (PartitionConflict); each time saying so in the summary's warnings. Each attempt,
+    building its network and systems too, runs with the garbage collector rare
+    (api.rare_garbage_collection): building a 4096-NPU packet network ran 13 full collections, 3.3 of its
+    7.6 s."""
+    while True:
+        try:
+            with rare_garbage_collection():
+                return attempt(symmetric, network_cfg)
+        except MirrorMismatch as mismatch:
+            why = f"{mismatch}: simulated again per message"  # (outside this block the first attempt is let go)
+            symmetric = False
+        except PartitionConflict as conflict:
+            why = f"{conflict}: simulated again with garnet.fast_forward = 'network'"
+            network_cfg = replace(network_cfg, garnet=replace(network_cfg.garnet, fast_forward="network"))
+        gc.collect()  # the first attempt's network holds reference cycles: freed before the second is built
+        monitor.restart(monitor.title, None)
+        monitor.note(why)
 
 
 def _check_finished(network, unfinished: list[int], waits: list[str] = ()) -> None:
@@ -212,13 +218,13 @@ def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload:
     """Simulate `passes` training iterations of `workload` on every NPU."""
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    return _symmetric_first(lambda symmetric: _training(network_cfg, system_cfg, workload, passes, seed, monitor,
-                                                        started, symmetric), monitor)
+    return _attempts(lambda symmetric, network: _training(network, system_cfg, workload, passes, seed, monitor,
+                                                          started, symmetric), network_cfg, monitor)
 
 
 def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int, seed: int,
               monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
-    """run_training's simulation (`symmetric`: see _symmetric_first)."""
+    """run_training's simulation (`symmetric`: see _attempts)."""
     from system import build_systems
     from system.lockstep import plan_lockstep
     from workload import NpuRun, loop_for
@@ -308,30 +314,32 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
         npu, node = largest
         backend_within_budget(topology, network_cfg, f"{npu.where(node)}: its message of {node.nbytes:,} B",
                               largest_message=node.nbytes)
-    with rare_garbage_collection():  # (building them: see _symmetric_first)
+    def attempt(_symmetric: bool, network_cfg: NetworkConfig) -> RunResult:
         network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
         systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
-    compute = ComputeModel.of_system(system_cfg)
-    remote = RemoteMemory(network.env, memory) if memory is not None else None
-    runs = start_trace(network.env, systems, trace, compute, remote, in_flight)
-    monitor.tracker = trace_tracker(runs, trace)
-    partial = _simulate(network, monitor)
-    if not partial:
-        _check_finished(network, [run.npu for run in runs if run.finished_at is None],
-                        [line for run in runs for line in run.stuck()])
-    wall = time.perf_counter() - started
+        compute = ComputeModel.of_system(system_cfg)
+        remote = RemoteMemory(network.env, memory) if memory is not None else None
+        runs = start_trace(network.env, systems, trace, compute, remote, in_flight)
+        monitor.tracker = trace_tracker(runs, trace)
+        partial = _simulate(network, monitor)
+        if not partial:
+            _check_finished(network, [run.npu for run in runs if run.finished_at is None],
+                            [line for run in runs for line in run.stuck()])
+        wall = time.perf_counter() - started
 
-    per_npu = [npu_totals(run, network.env.now) for run in runs]
-    overlap0 = {key: per_npu[0][key] for key in ("comm_busy_time_ns", "compute_comm_overlap_ns", "overlap_fraction")}
-    tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
-    summary = {
-        "name": f"{trace.name}-{network_cfg.name}",
-        **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
-        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
-        "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
-                     "in_flight": in_flight, "memory": memory.path if memory is not None else None},
-    }
-    return RunResult(summary["name"], summary, tables)
+        per_npu = [npu_totals(run, network.env.now) for run in runs]
+        overlap0 = {key: per_npu[0][key] for key in ("comm_busy_time_ns", "compute_comm_overlap_ns", "overlap_fraction")}
+        tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
+        summary = {
+            "name": f"{trace.name}-{network_cfg.name}",
+            **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
+            **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
+            "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
+                         "in_flight": in_flight, "memory": memory.path if memory is not None else None},
+        }
+        return RunResult(summary["name"], summary, tables)
+
+    return _attempts(attempt, network_cfg, monitor, symmetric=False)
 
 
 BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
@@ -391,13 +399,13 @@ def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: s
     """
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    return _symmetric_first(lambda symmetric: _collective(network_cfg, system_cfg, kind, nbytes, seed, verify, monitor,
-                                                          started, symmetric), monitor)
+    return _attempts(lambda symmetric, network: _collective(network, system_cfg, kind, nbytes, seed, verify, monitor,
+                                                            started, symmetric), network_cfg, monitor)
 
 
 def _collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int, seed: int,
                 verify: bool, monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
-    """run_collective's simulation (`symmetric`: see _symmetric_first)."""
+    """run_collective's simulation (`symmetric`: see _attempts)."""
     from system import build_systems
 
     topology = topology_for(network_cfg, system_cfg, [(kind, nbytes)], f"this {kind}")

@@ -225,9 +225,9 @@ def bench_allreduce(args) -> None:
         net, wall = ring_allreduce(size, fast_forward)
         packets = net.packet_stats.packets
         cycles = net.clock.now_cycle()
-        skipped = net.fast_forward.skipped_cycles if fast_forward else 0
-        mode = (f"fast-forward skipped {skipped} cycles ({skipped / cycles:.1%}) in {net.fast_forward.skips} jumps"
-                if fast_forward else "cycle by cycle (fast_forward=False)")
+        figures = net.fast_forward_figures()
+        mode = (f"fast-forward ({figures['mode']}) skipped {figures['skipped_share']:.1%} of the cycles in "
+                f"{figures['skips']} jumps" if fast_forward else "cycle by cycle (fast_forward=False)")
         print(f"packet ring all-reduce {size / 2**20:g} MiB on 4x4x4, 4 KiB packets ({net.flit_bytes}-byte flits), "
               f"{mode}: wall {wall:.2f} s, {cycles} cycles ({net.env.now / 1e6:.3f} ms simulated), {packets} packets "
               f"({packets / wall:,.0f} packets/s), {net.flit_hops()} flit hops ({net.flit_hops() / wall:,.0f}/s), "

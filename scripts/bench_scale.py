@@ -13,13 +13,17 @@ With `--backend garnet` it runs issue 26's cases on the packet backend instead (
 the bundled torus-8x8's link and packet settings on larger tori): a 64 MiB all-reduce on 32x32, a
 1 GiB one on 16x16x16, and transformer iterations (tensor 8 x pipeline 8 x data 4 or 16) on 256 and
 1024 NPUs. Each prints the simulated time beside the analytical backend's for the same case (their
-ratio: what packets and congestion add), and the steady-state fast-forward's share of the
-simulated cycles skipped (summary.json's `fast_forward`).
+ratio: what packets and congestion add), and what the steady-state fast-forward did (summary.json's
+`fast_forward`): the partitions it found (`garnet.fast_forward = "partitions"`, the default), the
+share of their cycles it skipped (of the simulated cycles for the whole-network one), its skips.
+`--fast-forward network|off` runs the cases with the whole-network fast-forward or none (the same
+results; `off` for comparing, where it finishes).
 
     python scripts/bench_scale.py --quick                 # ~1 minute
     python scripts/bench_scale.py --astra /path/to/AstraSim_Analytical_Congestion_Unaware
     python scripts/bench_scale.py --cases ring32x32-ar,train-tp8-pp8-dp64 --repeat 3
     python scripts/bench_scale.py --backend garnet --timeout 1200
+    python scripts/bench_scale.py --backend garnet --cases torus32x32-ar-64MiB --fast-forward off
 """
 
 from __future__ import annotations
@@ -141,8 +145,10 @@ def timed(command: list[str], cwd: Path, timeout: float | None = None) -> tuple[
     return float(wall), int(rss) // 1024, stdout
 
 
-def netsim_command(case: Case, network: Path, system: Path, folder: Path, backend: str | None = None) -> list[str]:
-    """The case's netsim command (`backend`: another than the case's own, e.g. a packet case's analytical twin)."""
+def netsim_command(case: Case, network: Path, system: Path, folder: Path, backend: str | None = None,
+                   fast_forward: str | None = None) -> list[str]:
+    """The case's netsim command (`backend`: another than the case's own, e.g. a packet case's analytical twin;
+    `fast_forward`: the packet backend's garnet.fast_forward, if not its default)."""
     netsim = [str(Path(sys.executable).parent / "netsim")]
     backend = backend or ("analytical" if case.backend == "per-message" else case.backend)
     if case.dims:  # a packet case: the bundled network, resized
@@ -152,6 +158,8 @@ def netsim_command(case: Case, network: Path, system: Path, folder: Path, backen
     common = [*where, "--backend", backend, "--quiet", "--json", "--out", str(folder / "out")]
     if backend == "garnet":
         common += ["--set", "garnet.fidelity=packet"]
+        if fast_forward:
+            common += ["--set", f"garnet.fast_forward={fast_forward}"]
     if case.backend == "per-message":
         common += ["--set", "collective-simulation=per-message"]
     if case.workload:
@@ -187,12 +195,13 @@ def astra_command(case: Case, binary: str, network: Path, system: Path, folder: 
             f"--logging-folder={folder / 'log'}"]
 
 
-def run_packet_case(case: Case, timeout: float | None) -> dict:
+def run_packet_case(case: Case, timeout: float | None, fast_forward: str | None) -> dict:
     """A packet case once, then its analytical twin: wall time, peak RSS, simulated times, fast-forward."""
     with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
         folder = Path(tmp)
         try:
-            wall, rss, out = timed(netsim_command(case, Path(), Path(), folder), folder, timeout)
+            wall, rss, out = timed(netsim_command(case, Path(), Path(), folder, fast_forward=fast_forward), folder,
+                                   timeout)
         except subprocess.TimeoutExpired:
             return {"case": case.name, "npus": case.npus, "timeout": True}
         except RuntimeError as exc:
@@ -202,26 +211,26 @@ def run_packet_case(case: Case, timeout: float | None) -> dict:
     key = "end_to_end_time_ns" if case.workload else "collective_time_ns"
     ff = result["fast_forward"]
     return {"case": case.name, "npus": case.npus, "netsim_s": wall, "netsim_rss_MiB": rss, "sim_time_ns": result[key],
-            "analytical_ns": json.loads(twin)[key], "cycles": ff["cycles"],
-            "skipped": ff["skipped_cycles"] / ff["cycles"] if ff["cycles"] else 0.0, "skips": ff["skips"],
-            "events": result.get("events")}
+            "analytical_ns": json.loads(twin)[key], "cycles": ff["cycles"], "mode": ff["mode"],
+            "partitions": ff.get("partitions", "-"), "skipped": ff["skipped_share"], "skips": ff["skips"],
+            "events": result.get("events"), "warnings": result.get("warnings", [])}
 
 
-def print_packet_cases(cases: list[Case], timeout: float | None) -> None:
+def print_packet_cases(cases: list[Case], timeout: float | None, fast_forward: str | None) -> None:
     print("| case | NPUs | netsim s | peak RSS MiB | simulated ns | analytical ns | packet / analytical | cycles | "
-          "skipped | skips | us per stepped cycle | events |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "fast-forward | partitions | skipped | skips | events |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
-        row = run_packet_case(case, timeout)
+        row = run_packet_case(case, timeout, fast_forward)
         if row.get("error") or row.get("timeout"):
             what = f"refused: {row['error'][0][-160:]}" if row.get("error") else f"> {timeout:g} (stopped)"
-            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 9, flush=True)
+            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 10, flush=True)
             continue
-        stepped = row["cycles"] * (1 - row["skipped"])  # the whole process's time over the cycles it stepped
-        per_cycle = f"{row['netsim_s'] / stepped * 1e6:.1f}" if stepped else "-"
         print(f"| {case.name} | {case.npus} | {row['netsim_s']:.2f} | {row['netsim_rss_MiB']} | {row['sim_time_ns']:.0f} "
               f"| {row['analytical_ns']:.0f} | {row['sim_time_ns'] / row['analytical_ns']:.3f} | {row['cycles']} | "
-              f"{row['skipped']:.1%} | {row['skips']} | {per_cycle} | {row['events']} |", flush=True)
+              f"{row['mode']} | {row['partitions']} | {row['skipped']:.1%} | {row['skips']} | {row['events']} |", flush=True)
+        for warning in row["warnings"]:  # (a partition conflict: simulated again, say so)
+            print(f"  {case.name}: {warning}", flush=True)
 
 
 def run_case(case: Case, astra: str | None, repeat: int, timeout: float | None) -> dict:
@@ -268,6 +277,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="alternating runs per case (best wall time kept)")
     parser.add_argument("--timeout", type=float, help="give up a run after this many seconds (reported as such)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--fast-forward", choices=("partitions", "network", "off"),
+                        help="--backend garnet: the packet backend's garnet.fast_forward (default: its own, partitions)")
     parser.add_argument("--backend", choices=("analytical", "garnet"), default="analytical",
                         help="garnet: issue 26's packet-backend cases (packet fidelity) instead")
     args = parser.parse_args()
@@ -285,7 +296,7 @@ def main() -> None:
         return
     byte_compile_project()
     if args.backend == "garnet":
-        print_packet_cases(cases, args.timeout)
+        print_packet_cases(cases, args.timeout, args.fast_forward)
         return
     astra_header = "ASTRA-sim s" if args.astra else "ASTRA-sim s (issue 15)"
     print(f"| case | NPUs | netsim s | netsim RSS MiB | {astra_header} | ASTRA-sim RSS MiB | netsim / ASTRA-sim | "

@@ -177,17 +177,22 @@ def ring_sends(net: GarnetNetwork, nbytes: int, steps: int = 2) -> None:
         net.env.process(npu_process(npu))
 
 
-def everything(net: GarnetNetwork) -> tuple:
-    """All results of a run, for exact comparison."""
-    return (net.env.now, net.clock.steps, [frame.to_csv() for frame in net.stats().values()])
+def everything(net: GarnetNetwork, steps: bool = True) -> tuple:
+    """All results of a run, for exact comparison (`steps=False`: but its component steps, `events`, which
+    the fast-forward per partition does not keep)."""
+    frames = net.stats().values() if steps else [frame.drop(columns="events", errors="ignore")
+                                                 for frame in net.stats().values()]
+    return net.env.now, net.clock.steps if steps else None, [frame.to_csv() for frame in frames]
 
 
+@pytest.mark.parametrize("mode", ["network", "partitions"])
 @pytest.mark.parametrize("fidelity", ["flit", "packet"])
 @pytest.mark.parametrize("vc_release", ["tail-credit", "tail-sent"])
-def test_fast_forward_never_changes_results(fidelity, vc_release):
-    """Skipping repeated steady states (fastforward.py) gives exactly the cycle-by-cycle results,
-    including when a run stops mid-way (`until`) and through the system layer."""
-    cfg = torus((4, 4), fidelity, packet_flits=8, buffer_flits=8, vc_release=vc_release)
+def test_fast_forward_never_changes_results(fidelity, vc_release, mode):
+    """Skipping repeated steady states (fastforward.py, partitions.py) gives exactly the cycle-by-cycle
+    results, including when a run stops mid-way (`until`) and through the system layer."""
+    cfg = torus((4, 4), fidelity, packet_flits=8, buffer_flits=8, vc_release=vc_release, fast_forward=mode)
+    steps = mode == "network"
     results = []
     # invariants checked where skips could break them (the cycle-by-cycle reference, checked by the
     # other tests, ran 4x slower with them: most of this test's time on the pure-Python core)
@@ -201,26 +206,37 @@ def test_fast_forward_never_changes_results(fidelity, vc_release):
         net.check_drained()
         if fast_forward:
             assert net.fast_forward.skipped_cycles > 0
-        results.append((middle, everything(net)))
+        results.append((middle, everything(net, steps)))
     assert results[0] == results[1]
     # (long enough for packet fidelity's steady state to repeat: its VC rotation makes periods long)
     skipping, stepping = (collective_net(cfg, "all_reduce", 256 * 1024, "ring", fast_forward=ff,
                                          check_invariants=ff) for ff in (True, False))
     assert skipping.fast_forward.skipped_cycles > 0
-    assert everything(skipping) == everything(stepping)
-    # what summary.json reports of it: the same cycles simulated, some of them skipped
+    assert everything(skipping, steps) == everything(stepping, steps)
+    # what summary.json reports of it: the same cycles simulated, some of them skipped (summed over
+    # partitions, as many as it found)
     figures = skipping.fast_forward_figures()
-    assert figures == {"on": True, "cycles": stepping.clock.now_cycle(),
-                       "skipped_cycles": skipping.fast_forward.skipped_cycles, "skips": skipping.fast_forward.skips}
-    assert figures["skips"] >= 1 and 0 < figures["skipped_cycles"] < figures["cycles"]
-    assert stepping.fast_forward_figures() == {"on": False, "cycles": figures["cycles"], "skipped_cycles": 0, "skips": 0}
+    ff = skipping.fast_forward
+    per_partition = {"partitions": ff.partitions_found, "partition_cycles": ff.partition_cycles()} if not steps else {}
+    lived = per_partition.get("partition_cycles", figures["cycles"])
+    assert figures == {"on": True, "mode": mode, "cycles": stepping.clock.now_cycle(),
+                       "skipped_cycles": ff.skipped_cycles, "skips": ff.skips, **per_partition,
+                       "skipped_share": ff.skipped_cycles / lived}
+    assert figures["skips"] >= 1 and 0 < figures["skipped_cycles"]
+    if mode == "network":
+        assert figures["skipped_cycles"] < figures["cycles"]
+    else:  # partition-cycles: each NPU's ring messages in partitions of their own, skipped some of the time
+        assert figures["partitions"] > 1
+        assert figures["skipped_cycles"] < figures["partition_cycles"] < figures["partitions"] * figures["cycles"]
+    assert stepping.fast_forward_figures() == {"on": False, "mode": "off", "cycles": figures["cycles"],
+                                               "skipped_cycles": 0, "skips": 0, "skipped_share": 0.0}
 
 
 def test_fast_forward_backs_off_where_traffic_changes_before_a_second_signature():
     """A full signature costs a walk over every VC; where traffic changes before a second one can be
     compared with it (large networks whose state never repeats), the steps between them double, up
     to MAX_BACKOFF times one per VC; traffic changing with no lone signature taken changes nothing."""
-    net = garnet(torus((4, 4), "packet", packet_flits=8, buffer_flits=8))
+    net = garnet(torus((4, 4), "packet", packet_flits=8, buffer_flits=8, fast_forward="network"))
     fast_forward = net.fast_forward
     assert fast_forward.snapshot_every == fast_forward.vcs > 0
     for lone in range(1, 12):

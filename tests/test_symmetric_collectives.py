@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from netsim.backends import create_network
-from netsim.errors import ConfigError, MirrorMismatch
+from netsim.errors import ConfigError, MirrorMismatch, PartitionConflict
 from netsim.network_config import load_network
 from netsim.progress import RunMonitor
-from netsim.runner import _symmetric_first, collective_phases, run_collective
+from netsim.runner import _attempts, collective_phases, run_collective
 from system import build_systems, load_system
 from tests.helpers import analytical
 
@@ -301,11 +301,11 @@ def test_a_message_beside_a_symmetric_packet_collective_that_delays_some_copies_
 
 
 def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
-    """_symmetric_first: an attempt that raised MirrorMismatch is run again with symmetric collectives
-    off, and the summary's warnings say so (once)."""
+    """_attempts: an attempt that raised MirrorMismatch is run again with symmetric collectives off, and
+    the summary's warnings say so (once)."""
     calls = []
 
-    def attempt(symmetric: bool):
+    def attempt(symmetric: bool, network_cfg):
         calls.append(symmetric)
         if symmetric:
             raise MirrorMismatch("symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, the other members' "
@@ -315,7 +315,29 @@ def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
 
     monitor = RunMonitor()
     monitor.note("a budget warning")
-    assert _symmetric_first(attempt, monitor) == "the per-message result"
+    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "the per-message result"
     assert calls == [True, False]
     assert monitor.notes == ["a budget warning", "symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, "
                              "the other members' copies of it in cycle 8: simulated again per message"]
+
+
+def test_the_runner_simulates_again_with_the_whole_network_fast_forward_after_a_partition_conflict():
+    """_attempts: an attempt whose fast-forward per partition met a conflict (PartitionConflict) is run
+    again with garnet.fast_forward = 'network' (still symmetric), then per message if that mismatches."""
+    calls = []
+
+    def attempt(symmetric: bool, network_cfg):
+        calls.append((symmetric, network_cfg.garnet.fast_forward))
+        if network_cfg.garnet.fast_forward == "partitions":
+            raise PartitionConflict("a message 1->2 started in cycle 5 through a port whose partition was "
+                                    "fast-forwarded to cycle 9")
+        if symmetric:
+            raise MirrorMismatch("copies apart")
+        return "the result"
+
+    monitor = RunMonitor()
+    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "the result"
+    assert calls == [(True, "partitions"), (True, "network"), (False, "network")]
+    assert monitor.notes == ["a message 1->2 started in cycle 5 through a port whose partition was fast-forwarded "
+                             "to cycle 9: simulated again with garnet.fast_forward = 'network'",
+                             "copies apart: simulated again per message"]

@@ -64,6 +64,7 @@ class GarnetConfig:
     nic_ports: str = setting("per-link", parse=choice("per-link", "single"), help="NIC ports of an NPU: one injection and one ejection port per link of its router, so it drives every link at once as the analytical model assumes (per-link), or one of each shared by all links, at most one flit per cycle in and out (single: Garnet's and BookSim's NI)")
     fidelity: str = setting("flit", parse=choice("flit", "packet"), help="flit-accurate, or packets moving as units (virtual cut-through)")
     deadlock_cycles: int = setting(100000, parse=positive_int, help="cycles a router may hold ready flits without sending one before a deadlock is reported")
+    fast_forward: str = setting("partitions", parse=choice("partitions", "network", "off"), help="skipping repeated steady states, exactly (the same results): per partition, groups of messages that share no port, each on its own (partitions; a run where a message would start through a partition skipped ahead is simulated again with network), only when the whole network repeats (network), or never (off)")
     dim: tuple = setting((), parse=dim_overrides, help="per-dimension overrides: [garnet.dim.N] with vcs, buffer_flits, link_latency")
 
     def for_dim(self, dim: int, key: str) -> Any:

@@ -12,6 +12,9 @@ cdef class CycleQueue:
     cdef long long[::1] buf
     cdef public long long head, runs, mask, count, seek_run, seek_start, front_cycle
 
+    @cython.locals(runs=list, r="long long", slot="long long", first="long long", count="long long",
+                   spacing="long long")
+    cpdef tuple relative(self, long long c, long long skip)
     cpdef long long front(self) except? RAISED
     @cython.locals(slot="long long")
     cpdef long long back(self) except? RAISED

@@ -30,7 +30,9 @@ submission, a message's last packet, a completion, a handed-off event) forgets t
 matched period never contains a one-off side effect. It gives up (until traffic next changes) after
 `MAX_PROBES` probes without a repeat, so irregular traffic pays little for it.
 
-Opt out with `GarnetNetwork(fast_forward=False)`; tests check the statistics tables and component
+This is `garnet.fast_forward = "network"`; the default, "partitions" (partitions.py), does the same
+for each group of messages that share no port with the others. Opt out with
+`garnet.fast_forward = "off"` or `GarnetNetwork(fast_forward=False)`; tests check the statistics tables and component
 steps are identical either way. A run with components outside the network, whose state a signature
 cannot see, or with a packet observer, which a skip would not show the skipped packets, must opt out
 (synthetic traffic does).
@@ -88,6 +90,10 @@ class FastForward:
         self.probes = 0
         self.arrivals: list[int] = []  # latency of every packet arrived since the first full signature
 
+    def changed(self, message) -> None:
+        """Something not part of a steady state happened (to `message`, or a new message: None)."""
+        self.reset()
+
     def cut(self, injector, message) -> None:
         """NIC injection port `injector` cut a (not last) packet of `message`: the end of this cycle is
         a probe point if it is the pilot, and if the message has packets enough left to repeat."""
@@ -99,8 +105,8 @@ class FastForward:
             self.probe_due = True
             self.network.clock.hook_at = 0  # probe at the end of this cycle (`after_cycle`)
 
-    def arrived(self, latency: int) -> None:
-        """A packet arrived with `latency`: logged while a full signature waits for its match (a skip
+    def arrived(self, packet, latency: int) -> None:
+        """`packet` arrived with `latency`: logged while a full signature waits for its match (a skip
         replays the arrivals since it), else dropped (a reset then has nothing to forget)."""
         if self.seen and self.probes < MAX_PROBES:
             self.arrivals.append(latency)

@@ -38,7 +38,7 @@ cdef class InputUnit:
     cdef public list vcs
     cdef public long long depth
     cdef public OutputUnit upstream
-    cdef public long long credit_delay, busy_until, link_id, index, occupied, head_delay, body_delay, stage
+    cdef public long long credit_delay, busy_until, link_id, index, occupied, head_delay, body_delay, stage, held_until
     cdef public Slots slots
 
     @cython.locals(at="long long")

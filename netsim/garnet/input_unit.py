@@ -54,7 +54,7 @@ class VirtualChannel:
         when it is empty and idle. Cycles in the past only mean "already": clamped."""
         if self.front is None:
             return None
-        return (tuple([t - c for t in self.ready.to_list()]), tuple(map(name, (self.front, *self.behind))), self.sent,
+        return (self.ready.relative(c, 0), tuple(map(name, (self.front, *self.behind))), self.sent,
                 id(self.out), self.lo, self.hi, self.out_vc, max(self.head_from - c, 0), max(self.tail_left - c, -1))
 
     def shift(self, span: int) -> None:
@@ -89,7 +89,7 @@ class InputUnit:
     or NIC), to which it returns one credit per flit that leaves."""
 
     __slots__ = ("router", "name", "vcs", "depth", "upstream", "credit_delay", "busy_until", "link_id",
-                 "index", "occupied", "head_delay", "body_delay", "stage", "slots")
+                 "index", "occupied", "head_delay", "body_delay", "stage", "slots", "held_until")
 
     def __init__(self, router: Router, name: str, vcs: int, depth: int, link_id: int):
         self.router = router
@@ -107,6 +107,9 @@ class InputUnit:
         self.index = 0  # position among its router's input ports (set by Router.add_input)
         self.occupied = 0  # VCs holding a packet
         self.slots: Any = None  # packet fidelity: the cycles its packets in flight take the crossbar input
+        # fast-forwarded with its partition (partitions.py): its VCs hold the state of the end of this
+        # cycle, which the clock has not reached; allocators leave them alone until after it
+        self.held_until = -1
 
     def next_free(self, cycle: int) -> int:
         """The first cycle at or after `cycle` this port may send a flit through the crossbar."""
@@ -168,6 +171,10 @@ class InputUnit:
         """The port's state relative to cycle `c` (fast-forward)."""
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c),
                 tuple(vc.signature(c, name) for vc in self.vcs))
+
+    def hold(self, until: int) -> None:
+        """Fast-forwarded ahead of the clock, to the end of cycle `until` (partitions.py)."""
+        self.held_until = until
 
     def shift(self, span: int) -> None:
         self.busy_until += span

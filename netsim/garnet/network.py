@@ -31,8 +31,10 @@ its send (plus the topology's NIC latency, twice per dimension crossed, as in th
 and delivered when its last tail arrives.
 
 Long messages on uncontended paths reach a steady state that repeats every few cycles; the
-network skips whole repetitions of it (fastforward.py: the same statistics as without, which tests
-compare with `fast_forward=False`), so a 1 GiB ring all-reduce costs about as much as its transients.
+network skips whole repetitions of it, per partition of messages that share no port (partitions.py)
+or of the whole network (fastforward.py), by `garnet.fast_forward`: the same statistics as without,
+which tests compare with `fast_forward=False`; so a 1 GiB ring all-reduce costs about as much as its
+transients.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from netsim.garnet.output_unit import OutputUnit, link_counters
 from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
+from netsim.garnet.partitions import PartitionForward
 from netsim.garnet.router import Router
 from netsim.garnet.routes import RouteTables
 from netsim.garnet.routing import ROUTING
@@ -89,8 +92,8 @@ class GarnetNetwork(Network):
         `check_invariants` checks credits and buffers after every busy cycle (tests); `dateline=False`
         is a test-only switch that lets ring hops use any VC (and so deadlock); `batch=False` is a
         test-only switch that makes flit fidelity grant one flit at a time (batching must not change
-        results); `fast_forward=False` turns off skipping repeated steady states (fastforward.py;
-        same statistics).
+        results); `fast_forward=False` turns off skipping repeated steady states (partitions.py,
+        fastforward.py; same statistics), whatever `garnet.fast_forward` says.
         """
         super().__init__(topology, env)
         core.notice_once()
@@ -118,7 +121,8 @@ class GarnetNetwork(Network):
         self.scan_every = max(1, cfg.deadlock_cycles // 4)
         self.next_scan = cfg.deadlock_cycles
         # (a routing unit that draws per packet makes states that look alike route differently)
-        self.fast_forward = FastForward(self) if fast_forward and self.routing.periodic else None
+        forward = {"partitions": PartitionForward, "network": FastForward}.get(cfg.fast_forward)
+        self.fast_forward = forward(self) if forward and fast_forward and self.routing.periodic else None
         self.sender = Sender(self)  # (send_message)
         self._handed_off: simpy.Event | None = None  # (handed_off)
         self._message_paths: MessagePaths | None = None  # (uniform_orbit)
@@ -285,10 +289,11 @@ class GarnetNetwork(Network):
         now = self.clock.now_cycle() if cycle is None else cycle
         return self.sender.send(src, dst, nbytes, tag, packet_bytes, handed_off, on_delivered, now, delay)
 
-    def traffic_changed(self) -> None:
-        """Something happened that is not part of a steady state (fastforward.py): forget its probes."""
+    def traffic_changed(self, message: Message | None = None) -> None:
+        """Something happened to `message` (None: to traffic at large) that is not part of a steady state
+        (fastforward.py, partitions.py): forget the probes it spoils."""
         if self.fast_forward is not None:
-            self.fast_forward.reset()
+            self.fast_forward.changed(message)
 
     def _delivered(self, message: Message) -> None:
         self.deliver(message.src, message.dst, message.tag, message.nbytes)
@@ -489,11 +494,19 @@ class GarnetNetwork(Network):
         return self.packet_stats.cut - self.packet_stats.packets
 
     def fast_forward_figures(self) -> dict:
-        """What the steady-state fast-forward did (summary.json's `fast_forward`): whether it was
-        on, the cycles simulated, how many of them it skipped, and in how many jumps."""
+        """What the steady-state fast-forward did (summary.json's `fast_forward`): whether it was on and
+        which (`mode`), the cycles simulated, how many it skipped and in how many jumps; per partition,
+        the partitions found and the cycles they lived, summed, of which `skipped_cycles` were skipped
+        (`skipped_share`: of the cycles simulated, for the whole network)."""
         ff = self.fast_forward
-        return {"on": ff is not None, "cycles": self.clock.now_cycle(),
-                "skipped_cycles": ff.skipped_cycles if ff else 0, "skips": ff.skips if ff else 0}
+        cycles = self.clock.now_cycle()
+        figures = {"on": ff is not None, "mode": self.config.fast_forward if ff else "off", "cycles": cycles,
+                   "skipped_cycles": ff.skipped_cycles if ff else 0, "skips": ff.skips if ff else 0}
+        if isinstance(ff, PartitionForward):  # (skipped_cycles: partition-cycles, of partition_cycles in all)
+            figures.update(partitions=ff.partitions_found, partition_cycles=ff.partition_cycles())
+        lived = figures.get("partition_cycles", cycles)
+        figures["skipped_share"] = figures["skipped_cycles"] / lived if lived else 0.0
+        return figures
 
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""

@@ -127,7 +127,7 @@ class Injector(Component):
         stats = network.packet_stats
         stats.cut_one()
         if not message.unsent:
-            network.traffic_changed()
+            network.traffic_changed(message)
         elif network.fast_forward is not None:
             network.fast_forward.cut(self, message)
         route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
@@ -142,7 +142,7 @@ class Injector(Component):
         self.out_vc = -1
         message = packet.msg
         if packet.last and message.handed_off is not None:
-            self.network.traffic_changed()
+            self.network.traffic_changed(message)
             message.handed_off.succeed()
         if self.queue:
             self.clock.wake(self, cycle + 1)
@@ -197,7 +197,7 @@ class Receiver(Component):
         stats = network.packet_stats
         latency = stats.add(packet, cycle)
         if network.fast_forward is not None:
-            network.fast_forward.arrived(latency)
+            network.fast_forward.arrived(packet, latency)
         if network.packet_observer is not None:
             network.packet_observer(packet, cycle)
         message = packet.msg
@@ -205,7 +205,7 @@ class Receiver(Component):
         if network.check_invariants and message.packets_out < 0:
             raise InvariantError(f"message {message.src}->{message.dst} tag {message.tag}: packet arrived twice")
         if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
-            network.traffic_changed()
+            network.traffic_changed(message)
             message.on_delivered(message)
 
     def signature(self, c: int, name) -> tuple:

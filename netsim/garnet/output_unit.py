@@ -276,10 +276,11 @@ class OutputUnit:
         not absorbed yet (units absorb lazily, when they need them, which is the same to every
         decision), so states that differ only in that compare equal."""
         credits, on_the_way = [], []
-        for held, pending in zip(self.credits, self.pending):
+        for vc in range(len(self.pending)):
+            pending = self.pending[vc]
             arrived = pending.count_until(c)
-            credits.append(held + arrived)
-            on_the_way.append(tuple([t - c for t in pending.to_list()[arrived:]]))
+            credits.append(self.credits[vc] + arrived)
+            on_the_way.append(pending.relative(c, arrived))
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
                 tuple(on_the_way), tuple(self.in_use),
                 tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,

@@ -48,7 +48,7 @@ class Sender:
         message = Message(src, dst, route, tag, nbytes, packet_bytes, now, now + route[2] + delay, handed_off,
                           on_delivered)
         if self.fast_forward is not None:
-            self.fast_forward.reset()  # (GarnetNetwork.traffic_changed)
+            self.fast_forward.changed(None)  # (GarnetNetwork.traffic_changed)
         injector = route[3]
         injector.submit(message)
         return message

@@ -18,7 +18,7 @@ cdef class BookSimAllocator(SwitchAllocator):
     cdef public long long[::1] va_until, va_asked, va_granted, sa_outs, sa_bid, sa_askers, sa_granted
 
     @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,
-                   outs="long long", slot="long long", rival="long long")
+                   outs="long long", slot="long long", rival="long long", held="long long")
     cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(start="long long", n="long long")
     cpdef bint _vc_first(self, InputUnit port, long long vc, long long rival) except? RAISED

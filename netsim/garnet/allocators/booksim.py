@@ -91,11 +91,27 @@ class BookSimAllocator(SwitchAllocator):
         return (tuple(self.va_grant), tuple(self.va_accept), tuple(self.sa_grant), tuple(self.sa_accept),
                 tuple(self.sa_vc))
 
+    def port_state(self, port) -> tuple:
+        """The arbitration state of input port `port` alone (partitions.py): its VCs' VA pointers, its
+        SA pointer and the VC first in turn to bid."""
+        return tuple([self.va_accept[vc.rank] for vc in port.vcs]), self.sa_accept[port.index], self.sa_vc[port.index]
+
+    def output_state(self, out) -> tuple:
+        """The arbitration state of output unit `out` alone (partitions.py): its VCs' VA pointers and its
+        SA pointer."""
+        base = self.out_base[out.index]
+        return tuple([self.va_grant[base + vc] for vc in range(len(out.credits))]), self.sa_grant[out.index]
+
     def allocate(self, cycle: int) -> int:
         """One cycle: VA, then SA and traversal; returns when to step again (NEVER: only when woken)."""
         wake_at = NEVER
         outs = self.outs
         for vc in self.router.occupied:
+            held = vc.port.held_until
+            if held >= cycle:  # fast-forwarded ahead with its partition (partitions.py)
+                if held < wake_at:
+                    wake_at = held + 1
+                continue
             ready = vc.ready
             if not ready.count:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue

@@ -48,6 +48,14 @@ class GarnetAllocator(SwitchAllocator):
     def signature(self) -> tuple:
         return tuple(self.next_vc), tuple(self.next_port)
 
+    def port_state(self, port) -> int:
+        """The arbitration state of input port `port` alone (partitions.py): where its VC search starts."""
+        return self.next_vc[port.index]
+
+    def output_state(self, out) -> int:
+        """The arbitration state of output unit `out` alone (partitions.py): where its port search starts."""
+        return self.next_port[out.index]
+
     def allocate(self, cycle: int) -> int:
         """One cycle of switch allocation and traversal; returns when to step again (NEVER: only
         when woken)."""
@@ -59,6 +67,10 @@ class GarnetAllocator(SwitchAllocator):
         picked, pick_out_vc = self.picked, self.pick_out_vc
         for vc in occupied:
             port = vc.port
+            if port.held_until >= cycle:  # fast-forwarded ahead with its partition (partitions.py)
+                if port.held_until < wake_at:
+                    wake_at = port.held_until + 1
+                continue
             ready = vc.ready
             if not ready.count:  # mid-packet: its next flit is still upstream (its arrival wakes us)
                 continue
@@ -168,10 +180,12 @@ class GarnetAllocator(SwitchAllocator):
 
     def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
+        port = vc.port
+        if port.held_until >= cycle:  # fast-forwarded ahead with its partition (partitions.py)
+            return port.held_until + 1
         ready = vc.ready
         if not ready.count:
             return NEVER
-        port = vc.port
         out = vc.out
         if out is None:
             out = self.route(vc)

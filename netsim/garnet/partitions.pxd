@@ -1,0 +1,69 @@
+# Types of partitions.py for the compiled core (Cython reads this beside the .py; see setup.py).
+
+cimport cython
+from netsim.garnet.clock cimport CycleClock
+from netsim.garnet.input_unit cimport InputUnit
+from netsim.garnet.output_unit cimport OutputUnit
+from netsim.garnet.nic cimport Injector, Receiver
+from netsim.garnet.packet cimport Message, Packet
+from netsim.garnet.packet_stats cimport PacketStats
+
+cdef long long NEVER
+cdef long long SKIP_WORTH
+
+
+@cython.final
+cdef class Partition:
+    cdef public dict messages
+    cdef public set units
+    cdef public list inputs, outputs, injectors, receivers
+    cdef public long long born, ahead_until, probes
+    cdef public bint stale
+    cdef public object pilot, reference
+    cdef public set sketches
+    cdef public dict seen
+    cdef public list arrivals
+
+    cpdef void forget(self)
+    cpdef void _forget(self)
+    cpdef void add(self, Message message, tuple units)
+
+
+@cython.final
+cdef class PartitionForward:
+    cdef public object network
+    cdef public CycleClock clock
+    cdef public PacketStats stats
+    cdef public long long skipped_cycles, skips, partitions_found, lived, packets_to_probe
+    cdef public dict of_unit, of_message, units_of, routes, loose
+    cdef public list due
+
+    @cython.locals(partition=Partition, delivered=bint)
+    cpdef void changed(self, object message)
+    @cython.locals(partition=Partition)
+    cpdef void cut(self, Injector injector, Message message)
+    @cython.locals(partition=Partition)
+    cpdef void arrived(self, Packet packet, long long latency)
+    @cython.locals(route=tuple, units=tuple)
+    cpdef tuple _units(self, Message message)
+    @cython.locals(loose=dict, other=Message)
+    cpdef Partition _start(self, Message message)
+    @cython.locals(units=tuple, cycle="long long", joined=list, i="long long", partition=Partition, merged=Partition)
+    cpdef Partition _group(self, Message message)
+    cpdef void _join(self, Partition partition, Message message, tuple units)
+    @cython.locals(message=Message)
+    cpdef void _absorb(self, Partition into, Partition other)
+    cpdef void _end(self, Partition partition)
+    cpdef void _leave(self, Partition partition, Message message)
+    @cython.locals(groups=list, message=Message, units=tuple, group=Partition, other=Partition)
+    cpdef list _regroup(self, Partition partition)
+    @cython.locals(due=list, partition=Partition, group=Partition)
+    cpdef void after_cycle(self, long long cycle)
+    @cython.locals(sketch=list, message=Message, port=InputUnit, out=OutputUnit, injector=Injector,
+                   receiver=Receiver)
+    cpdef tuple _sketch(self, Partition partition, long long cycle)
+    @cython.locals(sketch=tuple, first="long long", period="long long", periods="long long", deltas=list)
+    cpdef void _probe(self, Partition partition, long long cycle)
+
+
+cpdef long long _relative(long long wake, long long c)
