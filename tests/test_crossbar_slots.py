@@ -1,8 +1,8 @@
 """Slots (netsim/garnet/crossbar.py): the cycles packets in flight take a link or a crossbar input
 in packet fidelity. Whatever the takes, `free` and `next_free` answer as on the plain set of every
 flit start taken since the slots were last clear (a cycle is free when no start is less than
-`width` cycles from it), and the signature lists the same starts (random takes against that set;
-the compiled build's when it is loaded)."""
+`width` cycles from it), and the signature lists the same starts as runs, one way only (random
+takes against that set; the compiled build's when it is loaded)."""
 
 import random
 
@@ -16,6 +16,22 @@ PRUNE_AT = 4096  # crossbar.PRUNE_AT (a C constant in the compiled build)
 
 def starts(departures) -> list[int]:
     return [departures.at(k) for k in range(departures.count)]
+
+
+def runs_of(cycles: list[int]) -> tuple:
+    """Increasing cycles as runs (first, count, spacing), each as long as it goes, a lone cycle's
+    spacing 0: the one form Slots.signature may give them in."""
+    runs, i = [], 0
+    while i < len(cycles):
+        if i + 1 == len(cycles):
+            runs.append((cycles[i], 1, 0))
+            break
+        j = i + 1
+        while j + 1 < len(cycles) and cycles[j + 1] - cycles[j] == cycles[i + 1] - cycles[i]:
+            j += 1
+        runs.append((cycles[i], j - i + 1, cycles[i + 1] - cycles[i]))
+        i = j + 1
+    return tuple(runs)
 
 
 @pytest.mark.parametrize("width", [1, 2, 3])
@@ -43,7 +59,8 @@ def test_slots_answer_as_the_set_of_the_starts_taken(width):
                 while expected in blocked:
                     expected += 1
                 assert slots.next_free(cycle) == expected
-            assert slots.signature(now) == tuple(sorted(t - now for t in taken if t >= now))
+            for c in (now, now + rng.randrange(1, 4 * width * count)):
+                assert slots.signature(c) == runs_of(sorted(t - c for t in taken if t >= c))
 
 
 def test_long_lived_slots_drop_the_past_and_keep_their_answers():

@@ -1,5 +1,6 @@
 """The packet backend's fast-forward per partition (netsim/garnet/partitions.py): how messages are
-grouped, the conflict that sends a run back to the whole-network fast-forward, and the same results
+grouped, skips that end before anything could start a message through their ports (and the conflict
+that sends a run back to the whole-network fast-forward should one still do), and the same results
 as stepping every cycle on the bundled networks (the mechanism's own exactness tests are
 tests/test_packet_mode.py's test_fast_forward_never_changes_results)."""
 
@@ -51,29 +52,60 @@ def test_messages_that_share_a_port_share_a_partition_until_one_leaves():
     assert sorted(delivered) == [0, 2, 5] and ff.skips > 0 and not ff.of_message
 
 
-def test_a_message_started_through_ports_moved_ahead_is_a_partition_conflict():
-    """Once 0->1's partition has skipped ahead of the clock, a message 2->1 (NPU 1's ejection port) that
-    starts before the clock gets there raises PartitionConflict; the whole-network fast-forward runs the
-    same sends to the end."""
-    for mode in ("partitions", "network"):
-        net = garnet(noc_torus(mode))
-        net.endpoint(0).send(1, LONG, "long")
-        net.endpoint(1).recv(0, LONG, "long")
+def late_sends(mode: str, trigger: str, jump: int = 0):
+    """0->1, long (2,048 flits), then a message 2->1 through NPU 1's ejection port, sent 1,500 cycles
+    later (`trigger` "timer") or when a 100-packet message 5->6 arrives ("delivery"), when 0->1's
+    partition is moved `jump` cycles further ahead; the network and the cycles the messages arrived in."""
+    net = garnet(noc_torus(mode))
+    arrived, received = {}, {}
+    for src, dst, nbytes in ((0, 1, LONG), (2, 1, 128), (5, 6, 128 * 100)):
+        received[src] = net.endpoint(dst).recv(src, nbytes, "m")
+        received[src].callbacks.append(lambda _e, s=src: arrived.__setitem__(s, net.clock.now_cycle()))
 
-        def after_a_skip():
-            while not net.fast_forward.skips and net.env.now < 5000:
-                yield net.env.timeout(10)
-            net.endpoint(2).send(1, 128, "late")
-            net.endpoint(1).recv(2, 128, "late")
+    def late(_event=None):
+        if jump:
+            for partition in set(net.fast_forward.of_message.values()):
+                partition.ahead_until += jump
+        net.endpoint(2).send(1, 128, "m")
 
-        net.env.process(after_a_skip())
-        if mode == "partitions":
-            with pytest.raises(PartitionConflict, match=r"message 2->1 started in cycle \d+ through a port whose "
-                                                        r"partition was fast-forwarded to cycle \d+"):
-                net.run()
+    def sends():
+        net.endpoint(0).send(1, LONG, "m")
+        if trigger == "timer":
+            yield net.env.timeout(1500)
+            late()
         else:
-            net.run()
-            net.check_drained()
+            yield net.env.timeout(200)
+            net.endpoint(5).send(6, 128 * 100, "m")
+            received[5].callbacks.append(late)
+
+    net.env.process(sends())
+    return net, arrived
+
+
+@pytest.mark.parametrize("trigger", ["timer", "delivery"])
+def test_a_skip_ends_before_anything_could_start_a_message_through_its_ports(trigger):
+    """A skip stops before the next simpy event and before any other message could be delivered (either
+    may start a message): a message that starts through the ports of a partition that skipped finds
+    them at the clock's cycle, and every message arrives when it does with fast-forward off."""
+    results = {}
+    for mode in ("partitions", "off"):
+        net, arrived = late_sends(mode, trigger)
+        net.run()
+        net.check_drained()
+        results[mode] = arrived
+        if mode == "partitions":
+            assert net.fast_forward.skips > 0
+    assert results["partitions"] == results["off"] and 2 in results["off"]
+
+
+def test_a_message_through_ports_ahead_of_the_clock_is_a_partition_conflict():
+    """Should ports still be ahead of the clock when a message starts through them (as if a skip had
+    gone too far), that is not simulated on: it raises PartitionConflict (the runner then simulates the
+    run again with the whole-network fast-forward)."""
+    net, _arrived = late_sends("partitions", "timer", jump=10_000)
+    with pytest.raises(PartitionConflict, match=r"message 2->1 started in cycle \d+ through a port whose "
+                                                r"partition was fast-forwarded to cycle \d+"):
+        net.run()
 
 
 @pytest.mark.parametrize("network, kind, size, skips", [
@@ -85,7 +117,8 @@ def test_a_message_started_through_ports_moved_ahead_is_a_partition_conflict():
 def test_fast_forward_per_partition_gives_the_results_of_stepping_every_cycle(network, kind, size, skips):
     """A collective on a bundled network, packet fidelity, through the runner (symmetric collectives,
     reports): every table and time as with fast-forward off but the component steps (`events`), and
-    skipping most of the cycles of the partitions it found where messages are long."""
+    skipping cycles of the partitions it found where messages are long (a tenth at least: skips end
+    before other messages' deliveries, which on torus-2x4x4 leaves 17% of them to skip)."""
     results, figures = [], []
     for mode in ("partitions", "off"):
         config = load_network(network, [(["garnet", "fidelity"], "packet"), (["garnet", "fast_forward"], mode)],
@@ -98,6 +131,6 @@ def test_fast_forward_per_partition_gives_the_results_of_stepping_every_cycle(ne
     assert results[0] == results[1]
     assert figures[1]["mode"] == "off" and figures[0]["mode"] == "partitions"
     if skips:
-        assert figures[0]["skips"] > 0 and figures[0]["partitions"] > 0 and figures[0]["skipped_share"] > 0.4
+        assert figures[0]["skips"] > 0 and figures[0]["partitions"] > 0 and figures[0]["skipped_share"] > 0.1
     else:
         assert figures[0]["skips"] == 0

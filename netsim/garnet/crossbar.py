@@ -118,10 +118,31 @@ class Slots:
             taken[cycles.at(k) - self.base] = 1
 
     def signature(self, c: int) -> tuple:
-        return tuple(sorted(t - c for t in (*self.run.to_list(), *self._taken_cycles()) if t >= c))
-
-    def _taken_cycles(self) -> list[int]:
-        return [self.base + i for i, flag in enumerate(self.taken) if flag]
+        """The flit starts at or after cycle `c`, relative to it, as runs (first, count, spacing) in
+        cycle order, each as long as it goes (a lone start's spacing 0): equal runs hold equal starts,
+        found without a Python int per flit. (`take` never leaves both `run` and `taken` in use.)"""
+        run = self.run
+        if run.count:
+            passed = 0 if c <= run.first else min(run.count, (c - run.first + run.spacing - 1) // run.spacing)
+            left = run.count - passed
+            first = run.first + passed * run.spacing - c
+            return () if left == 0 else ((first, 1, 0),) if left == 1 else ((first, left, run.spacing),)
+        runs = []
+        taken, base = self.taken, self.base
+        i = taken.find(1, max(c - base, 0))
+        while i >= 0:
+            j = taken.find(1, i + 1)
+            if j < 0:
+                runs.append((base + i - c, 1, 0))
+                break
+            spacing, count, last = j - i, 2, j
+            j = taken.find(1, j + 1)
+            while j >= 0 and j - last == spacing:
+                count, last = count + 1, j
+                j = taken.find(1, j + 1)
+            runs.append((base + i - c, count, spacing))
+            i = j
+        return tuple(runs)
 
     def shift(self, span: int) -> None:
         self.run = self.run.shifted(span)

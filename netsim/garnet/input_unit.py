@@ -170,7 +170,7 @@ class InputUnit:
     def signature(self, c: int, name) -> tuple:
         """The port's state relative to cycle `c` (fast-forward)."""
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c),
-                tuple(vc.signature(c, name) for vc in self.vcs))
+                tuple([vc.signature(c, name) for vc in self.vcs]))
 
     def hold(self, until: int) -> None:
         """Fast-forwarded ahead of the clock, to the end of cycle `until` (partitions.py)."""

@@ -209,7 +209,7 @@ class Receiver(Component):
             message.on_delivered(message)
 
     def signature(self, c: int, name) -> tuple:
-        return tuple((t - c, name(p)) for t, p in self.arrivals), _relative(self.next_wake, c)
+        return tuple([(t - c, name(p)) for t, p in self.arrivals]), _relative(self.next_wake, c)
 
     def shift(self, span: int) -> None:
         if self.next_wake != NEVER:

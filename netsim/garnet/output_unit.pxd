@@ -42,7 +42,7 @@ cdef class OutputUnit:
     cpdef long long usable(self, long long vc, long long cycle) except? RAISED
     cpdef bint is_free(self, long long vc, long long cycle) except? RAISED
     @cython.locals(best="long long", best_credits="long long", span="long long", start="long long", k="long long",
-                   vc="long long", in_use="long long[::1]", tail_left="long long[::1]", depth="long long", on_sent=bint, by="long long",
+                   vc="long long", depth="long long", on_sent=bint, by="long long",
                    credits="long long")
     cpdef long long select_vc(self, long long lo, long long hi, long long cycle, long long room) except? RAISED
     cpdef void claim(self, long long vc) noexcept

@@ -154,11 +154,11 @@ class OutputUnit:
         best, best_credits = -1, room - 1
         span = hi - lo
         start = self.next_vc - lo if lo <= self.next_vc < hi else 0
-        in_use, tail_left, depth, on_sent = self.in_use, self.tail_left, self.depth, self.release_on_sent
+        depth, on_sent = self.depth, self.release_on_sent
         by = cycle + self.lookahead
         for k in range(span):
             vc = lo + (start + k) % span
-            if in_use[vc] or tail_left[vc] >= cycle:
+            if self.in_use[vc] or self.tail_left[vc] >= cycle:
                 continue
             if not on_sent:  # tail-credit release: a free VC has all its credits, the first one will do
                 if self.usable(vc, cycle) == depth:
@@ -275,15 +275,16 @@ class OutputUnit:
         """The unit's state relative to cycle `c`. Credits usable by `c` count as held whether or
         not absorbed yet (units absorb lazily, when they need them, which is the same to every
         decision), so states that differ only in that compare equal."""
-        credits, on_the_way = [], []
+        credits, on_the_way, in_use, tail_left = [], [], [], []
         for vc in range(len(self.pending)):
             pending = self.pending[vc]
             arrived = pending.count_until(c)
             credits.append(self.credits[vc] + arrived)
             on_the_way.append(pending.relative(c, arrived))
+            in_use.append(self.in_use[vc])
+            tail_left.append(max(self.tail_left[vc] - c, -1))
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c), tuple(credits),
-                tuple(on_the_way), tuple(self.in_use),
-                tuple([max(t - c, -1) for t in self.tail_left]), self.next_vc, self.waiting,
+                tuple(on_the_way), tuple(in_use), tuple(tail_left), self.next_vc, self.waiting,
                 self.stall_since - c if self.stall_since >= 0 else None)
 
     def shift(self, span: int) -> None:

@@ -7,6 +7,7 @@ from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.nic cimport Injector, Receiver
 from netsim.garnet.packet cimport Message, Packet
 from netsim.garnet.packet_stats cimport PacketStats
+from netsim.garnet.core cimport RAISED
 
 cdef long long NEVER
 cdef long long SKIP_WORTH
@@ -18,7 +19,7 @@ cdef class Partition:
     cdef public set units
     cdef public list inputs, outputs, injectors, receivers
     cdef public long long born, ahead_until, probes
-    cdef public bint stale
+    cdef public bint stale, queued
     cdef public object pilot, reference
     cdef public set sketches
     cdef public dict seen
@@ -36,7 +37,8 @@ cdef class PartitionForward:
     cdef public PacketStats stats
     cdef public long long skipped_cycles, skips, partitions_found, lived, packets_to_probe
     cdef public dict of_unit, of_message, units_of, routes, loose
-    cdef public list due
+    cdef public list due, deliveries
+    cdef public long long started, flit_bytes
 
     @cython.locals(partition=Partition, delivered=bint)
     cpdef void changed(self, object message)
@@ -48,6 +50,10 @@ cdef class PartitionForward:
     cpdef tuple _units(self, Message message)
     @cython.locals(loose=dict, other=Message)
     cpdef Partition _start(self, Message message)
+    @cython.locals(packets="long long", flits="long long", earliest="long long")
+    cpdef void _note_delivery(self, Message message)
+    @cython.locals(deliveries=list, own=list, horizon="long long", message=Message)
+    cpdef long long _horizon(self, Partition partition) except? RAISED
     @cython.locals(units=tuple, cycle="long long", joined=list, i="long long", partition=Partition, merged=Partition)
     cpdef Partition _group(self, Message message)
     cpdef void _join(self, Partition partition, Message message, tuple units)

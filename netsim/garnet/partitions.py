@@ -23,9 +23,12 @@ from its ports' state when to step next. So the network splits into partitions:
 
 A partition's ports then hold the state of a later cycle than the clock's: nothing outside it may
 touch them until the clock gets there. Messages queued behind one of its messages at its injection
-port wait there anyway; a message that starts (cuts its first packet) on a route through such a
-port earlier raises `PartitionConflict`, and the run is simulated again with the whole-network
-fast-forward (netsim.runner). The results are those of stepping every cycle (tests compare with
+port wait there anyway; other new messages are started by the system layer, on a simpy event or
+on a delivery, so a skip ends before the next simpy event and before the earliest cycle any message
+outside the partition may be delivered (its packets at line rate from its first cut). Should a
+message still start (cut its first packet) on a route through such a port earlier, it raises
+`PartitionConflict`, and the run is simulated again with the whole-network fast-forward
+(netsim.runner). The results are those of stepping every cycle (tests compare with
 fast-forward off); the component-step count (`events`) is not, nor, between a skip and the cycle it
 reaches, the partition's links' counters a monitor samples (they grow at the skip). Routers step for
 every partition they serve: an input unit moved ahead says so (`InputUnit.held_until`) and
@@ -38,8 +41,8 @@ Python call per packet cut and arrived is what a message pays that never repeats
 
 from __future__ import annotations
 
-import math
 from collections import Counter
+from heapq import heappop, heappush
 
 from netsim.errors import PartitionConflict
 from netsim.garnet.clock import NEVER
@@ -58,7 +61,7 @@ class Partition:
     """Active messages linked by the ports they share, those ports, and the partition's probes."""
 
     __slots__ = ("messages", "units", "inputs", "outputs", "injectors", "receivers", "born", "ahead_until", "stale",
-                 "pilot", "probes", "sketches", "reference", "seen", "arrivals")
+                 "queued", "pilot", "probes", "sketches", "reference", "seen", "arrivals")
 
     def __init__(self, born: int):
         self.messages: dict = {}  # its messages (keys; values None), in the order they started
@@ -70,6 +73,7 @@ class Partition:
         self.born = born  # the cycle it was made in (its lifetime is a figure of the benchmark)
         self.ahead_until = -1  # its ports hold the state of the end of this cycle (a skip); -1: none
         self.stale = False  # a message left: regroup before the next probe
+        self.queued = False  # in PartitionForward.due (a flag: a list's `in` compared every entry)
         self.pilot = None  # the injection port whose cuts mark probe points (None: the next to cut)
         self._forget()
 
@@ -134,6 +138,10 @@ class PartitionForward:
         self.routes: dict = {}  # (keeps the routes of `units_of` alive)
         self.due: list = []  # partitions to probe at the end of this cycle
         self.loose: dict = {}  # active messages not grouped yet (keys; `_start`)
+        # heap of (earliest cycle it may be delivered, order, message) of the active messages (`_horizon`)
+        self.deliveries: list = []
+        self.started = 0  # messages started (the heap's tie-break)
+        self.flit_bytes = network.flit_bytes
         # a message is probed while it has packets enough left for a period of a packet per VC of a port,
         # twice to find it, one to skip, and SKIP_WORTH more (FastForward.packets_to_probe)
         vcs = max((len(port.vcs) for router in network.routers for port in router.inputs), default=1)
@@ -178,7 +186,8 @@ class PartitionForward:
         if injector is partition.pilot and partition.probes < MAX_PROBES:
             if not self.due:
                 self.clock.hook_at = 0  # probe at the end of this cycle (`after_cycle`)
-            if partition not in self.due:
+            if not partition.queued:
+                partition.queued = True
                 self.due.append(partition)
 
     def arrived(self, packet, latency: int) -> None:
@@ -204,6 +213,7 @@ class PartitionForward:
         no message that could be probed is active, others are only noted (`loose`; None), which saves the
         grouping where no skip could come of it (a 64 MiB all-reduce on a fat-tree of 64 NPUs: 3-packet
         messages, the grouping 20% of the run); the first that could be probed groups them all first."""
+        self._note_delivery(message)
         if not self.of_message:
             if message.nbytes < self.packets_to_probe * message.packet_bytes:
                 self.loose[message] = None
@@ -213,6 +223,35 @@ class PartitionForward:
             for other in loose:
                 self._group(other)
         return self._group(message)
+
+    def _note_delivery(self, message) -> None:
+        """Note the earliest cycle `message`, cutting its first packet now, may be delivered: its packets
+        but the last cross its injection link whole first, a flit per `cpf` cycles at best."""
+        packets = -(-message.nbytes // message.packet_bytes)
+        flits = -(-message.packet_bytes // self.flit_bytes)
+        earliest = self.clock.cycle + (packets - 1) * flits * message.route[3].out.cpf
+        heappush(self.deliveries, (earliest, self.started, message))
+        self.started += 1
+
+    def _horizon(self, partition: Partition) -> int:
+        """The earliest cycle a message outside `partition` may be delivered (NEVER: none is active). A
+        delivery may start new messages at once, through the partition's ports for all we know: a skip
+        stays before it, so that no message meets ports ahead of the clock (`PartitionConflict`)."""
+        deliveries = self.deliveries
+        own = []
+        horizon = NEVER
+        while deliveries:
+            message = deliveries[0][2]
+            if message.packets_out == 0 and message.unsent == 0:  # delivered
+                heappop(deliveries)
+            elif message in partition.messages:
+                own.append(heappop(deliveries))
+            else:
+                horizon = deliveries[0][0]
+                break
+        for entry in own:
+            heappush(deliveries, entry)
+        return horizon
 
     def _group(self, message) -> Partition:
         """`message` joins the partitions its route touches, which merge."""
@@ -262,7 +301,8 @@ class PartitionForward:
     def _end(self, partition: Partition) -> None:
         """`partition` is no more (its messages left it or joined another)."""
         self.lived += self.clock.cycle - partition.born
-        if partition in self.due:
+        if partition.queued:
+            partition.queued = False
             self.due.remove(partition)
 
     def _leave(self, partition: Partition, message) -> None:
@@ -314,6 +354,8 @@ class PartitionForward:
         if not due:
             return
         self.due = []
+        for partition in due:
+            partition.queued = False
         for partition in due:
             if partition.stale:
                 partition.stale = False
@@ -369,19 +411,16 @@ class PartitionForward:
             self._skip(partition, state, cycle, period, periods, deltas, partition.arrivals[logged:])
 
     def _periods(self, state: PartitionState, cycle: int, period: int, deltas: list) -> int:
-        """Whole periods that fit before a message's last packet is cut, and within the current run."""
+        """Whole periods that fit before a message's last packet is cut, before anything else may start
+        a message (the next simpy event, the earliest delivery outside the partition: `_horizon`), and
+        within the current run."""
         periods = NEVER
         for i in range(len(state.messages)):
             cut = -deltas[state.unsent_at + i]
             if cut > 0:
                 periods = min(periods, (state.messages[i].unsent - 1) // cut)
-        clock = self.clock
-        if clock.limit == math.inf:
-            return periods
-        last = math.floor(clock.limit * clock.clock_ghz + 1e-9)  # the current run's last cycle
-        while clock.ns(last) > clock.limit:
-            last -= 1
-        return min(periods, (last - cycle) // period)
+        last = min(self.clock.last_inline_cycle(), self._horizon(state.partition) - 1)
+        return periods if last == NEVER else min(periods, (last - cycle) // period)
 
     def _skip(self, partition: Partition, state: PartitionState, cycle: int, period: int, periods: int,
               deltas: list, arrivals: list) -> None:

@@ -28,14 +28,13 @@ cdef class BookSimAllocator(SwitchAllocator):
                    count="long long")
     cpdef void _ask_output(self, VirtualChannel vc, OutputUnit out, long long lo, long long hi, long long cycle,
                            long long room)
-    @cython.locals(asked="long long[::1]", granted="long long[::1]", outputs="long long", first="long long", k="long long",
+    @cython.locals(outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
                    g="long long")
     cpdef void _allocate_vcs(self, long long cycle)
     @cython.locals(out=OutputUnit, out_vc="long long", option=OutputUnit, lo="long long", hi="long long")
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
-    @cython.locals(ports="long long", outs="long long", bid="long long[::1]", askers="long long[::1]",
-                   granted="long long[::1]", wake_at="long long",
+    @cython.locals(ports="long long", outs="long long", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
                    won="long long", alone="long long", share="long long", at="long long")
     cpdef long long _allocate_switch(self, long long cycle) except? RAISED

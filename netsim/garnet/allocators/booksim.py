@@ -211,7 +211,7 @@ class BookSimAllocator(SwitchAllocator):
         """VA by one iSLIP iteration over the requests `_ask_vcs` gathered this cycle (every asked
         downstream VC grants its first asker in turn; every asker accepts its first grant in turn);
         winners may bid for the switch from the next cycle. Leaves the request lists empty."""
-        asked, granted, outputs = self.va_asked, self.va_granted, len(self.out_vcs)
+        outputs = len(self.out_vcs)
         first = 0
         for k in range(len(self.va_vcs)):
             vc = self.va_vcs[k]
@@ -219,14 +219,14 @@ class BookSimAllocator(SwitchAllocator):
             start = self.va_accept[vc.rank]
             best = -1
             for i in range(first, until):
-                g = asked[i]
-                if granted[g] == vc.rank and (best < 0 or (g - start) % outputs < (best - start) % outputs):
+                g = self.va_asked[i]
+                if self.va_granted[g] == vc.rank and (best < 0 or (g - start) % outputs < (best - start) % outputs):
                     best = g
             first = until
             if best >= 0:
                 self._take(vc, best, cycle)
         for i in range(self.va_count):
-            granted[asked[i]] = -1
+            self.va_granted[self.va_asked[i]] = -1
         self.va_count = 0
         self.va_vcs.clear()
 
@@ -249,28 +249,27 @@ class BookSimAllocator(SwitchAllocator):
         and output, the VC first in turn), and traversal of the winners; returns when to step
         again. Leaves the bids empty."""
         ports, outs = len(self.router.inputs), self.outs
-        bid, askers, granted = self.sa_bid, self.sa_askers, self.sa_granted
         wake_at = NEVER
         for port in self.sa_ports:  # every output grants the asking port first in its turn
             p = port.index
             for o in range(outs):
-                if bid[p * outs + o] >= 0:
-                    askers[o] += 1
-                    best = granted[o]
+                if self.sa_bid[p * outs + o] >= 0:
+                    self.sa_askers[o] += 1
+                    best = self.sa_granted[o]
                     start = self.sa_grant[o]
                     if best < 0 or (p - start) % ports < (best - start) % ports:
-                        granted[o] = p
+                        self.sa_granted[o] = p
         for port in self.sa_ports:  # every port accepts the output first in its turn among its grants
             p = port.index
             start = self.sa_accept[p]
             won, alone = -1, 0
             for o in range(outs):
-                if bid[p * outs + o] >= 0:
-                    if askers[o] > 1:
+                if self.sa_bid[p * outs + o] >= 0:
+                    if self.sa_askers[o] > 1:
                         wake_at = cycle + 1  # the ports that lose bid again
                     else:
                         alone += 1
-                    if granted[o] == p and (won < 0 or (o - start) % outs < (won - start) % outs):
+                    if self.sa_granted[o] == p and (won < 0 or (o - start) % outs < (won - start) % outs):
                         won = o
             if won < 0:
                 continue
@@ -278,17 +277,17 @@ class BookSimAllocator(SwitchAllocator):
                 wake_at = cycle + 1  # its other bids come again
             # packet fidelity: room left for the ports that bid for this output now, and for this
             # port's bids for outputs nobody else asked for (both win in the next cycles)
-            share = max(askers[won], 1 + alone - (1 if askers[won] == 1 else 0))
-            at = self._cross(port, self.router.outputs[won], port.vcs[bid[p * outs + won]], cycle, share)
+            share = max(self.sa_askers[won], 1 + alone - (1 if self.sa_askers[won] == 1 else 0))
+            at = self._cross(port, self.router.outputs[won], port.vcs[self.sa_bid[p * outs + won]], cycle, share)
             if at < wake_at:
                 wake_at = at
         for port in self.sa_ports:
             p = port.index
             self.sa_outs[p] = 0
             for o in range(outs):
-                bid[p * outs + o] = -1
-                askers[o] = 0
-                granted[o] = -1
+                self.sa_bid[p * outs + o] = -1
+                self.sa_askers[o] = 0
+                self.sa_granted[o] = -1
         self.sa_ports.clear()
         return wake_at
 

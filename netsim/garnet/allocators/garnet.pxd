@@ -17,12 +17,10 @@ cdef class GarnetAllocator(SwitchAllocator):
     cdef public long long ports
     cdef public list picking, picked, wanted, bidding
 
-    @cython.locals(occupied=list, wake_at="long long", next_vc="long long[::1]", whole=bint, picked=list,
-                   pick_out_vc="long long[::1]",
+    @cython.locals(occupied=list, wake_at="long long", whole=bint, picked=list,
                    vc=VirtualChannel, ready=CycleQueue, best=VirtualChannel, port=InputUnit, at="long long",
                    p="long long", distance="long long", out=OutputUnit, out_vc="long long", room="long long",
-                   picking=list, next_port="long long[::1]", ports="long long", bid_by="long long[::1]",
-                   bid_port="long long[::1]", bidding=list,
+                   picking=list, ports="long long", bidding=list,
                    o="long long", rival="long long", best_distance="long long")
     cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(count="long long", out=OutputUnit)

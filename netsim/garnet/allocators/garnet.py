@@ -63,8 +63,9 @@ class GarnetAllocator(SwitchAllocator):
         if len(occupied) == 1:  # the usual case at low load: nothing to arbitrate
             return self._lone(occupied[0], cycle)
         wake_at = NEVER
-        next_vc, whole = self.next_vc, self.whole_packets
-        picked, pick_out_vc = self.picked, self.pick_out_vc
+        whole = self.whole_packets
+        picked = self.picked  # (the counts arrays are read as self.x[i]: in the compiled build a local
+        # alias of a typed array costs two atomic reference counts per call)
         for vc in occupied:
             port = vc.port
             if port.held_until >= cycle:  # fast-forwarded ahead with its partition (partitions.py)
@@ -85,9 +86,9 @@ class GarnetAllocator(SwitchAllocator):
                     wake_at = at
                 continue
             p = port.index
-            distance = (vc.index - next_vc[p]) % len(port.vcs)
+            distance = (vc.index - self.next_vc[p]) % len(port.vcs)
             best = picked[p]
-            best_distance = (best.index - next_vc[p]) % len(port.vcs) if best is not None else 0
+            best_distance = (best.index - self.next_vc[p]) % len(port.vcs) if best is not None else 0
             if best is not None and best_distance < distance and not whole:  # a VC first in turn bids here
                 continue
             out = vc.out
@@ -131,32 +132,32 @@ class GarnetAllocator(SwitchAllocator):
             else:
                 wake_at = cycle + 1  # the VC it displaces bids again next cycle
             picked[p] = vc
-            pick_out_vc[p] = out_vc
+            self.pick_out_vc[p] = out_vc
         picking = self.picking
         if not picking:
             return wake_at
-        next_port, ports = self.next_port, self.ports
-        bid_by, bid_port, bidding = self.bid_by, self.bid_port, self.bidding
+        ports, bidding = self.ports, self.bidding
         for port in picking:  # SA-II: per output, the picked port first in turn
             p = port.index
             o = picked[p].out.index
-            if bid_by[o]:
+            if self.bid_by[o]:
                 wake_at = cycle + 1  # the port that loses bids again next cycle
-                rival = bid_port[o]
-                if (p - next_port[o]) % ports < (rival - next_port[o]) % ports:
-                    bid_port[o] = p
+                rival = self.bid_port[o]
+                if (p - self.next_port[o]) % ports < (rival - self.next_port[o]) % ports:
+                    self.bid_port[o] = p
             else:
                 bidding.append(o)
-                bid_port[o] = p
-            bid_by[o] += 1
+                self.bid_port[o] = p
+            self.bid_by[o] += 1
         for o in bidding:
-            p = bid_port[o]
+            p = self.bid_port[o]
             vc = picked[p]
-            at = self._grant(vc, vc.out, pick_out_vc[p], cycle, self._waiting(vc.port) if whole else 1, bid_by[o])
+            at = self._grant(vc, vc.out, self.pick_out_vc[p], cycle, self._waiting(vc.port) if whole else 1,
+                             self.bid_by[o])
             if at < wake_at:
                 wake_at = at
         for o in bidding:
-            bid_by[o] = 0
+            self.bid_by[o] = 0
         bidding.clear()
         self._clear_picks()
         return wake_at
