@@ -50,7 +50,7 @@ cdef class PartitionForward:
     cpdef tuple _units(self, Message message)
     @cython.locals(loose=dict, other=Message)
     cpdef Partition _start(self, Message message)
-    @cython.locals(packets="long long", flits="long long", earliest="long long")
+    @cython.locals(deliveries=list, packets="long long", flits="long long", earliest="long long")
     cpdef void _note_delivery(self, Message message)
     @cython.locals(deliveries=list, own=list, horizon="long long", message=Message)
     cpdef long long _horizon(self, Partition partition) except? RAISED
@@ -73,3 +73,4 @@ cdef class PartitionForward:
 
 
 cpdef long long _relative(long long wake, long long c)
+cpdef bint _delivered(Message message)

@@ -108,6 +108,11 @@ class Partition:
                     self.receivers.append(unit)
 
 
+def _delivered(message) -> bool:
+    """Has every packet of `message` been cut and arrived?"""
+    return message.packets_out == 0 and message.unsent == 0
+
+
 def route_units(route: tuple) -> tuple:
     """The ports a message on `route` (RouteTables.route) uses, in its order: its injection port, then
     per router the input unit it enters by and the output unit it leaves by, and the ejection port it
@@ -155,7 +160,7 @@ class PartitionForward:
         if message is None:
             return
         partition = self.of_message.get(message)
-        delivered = message.packets_out == 0 and message.unsent == 0
+        delivered = _delivered(message)
         if partition is None:
             if message in self.loose:
                 if delivered:
@@ -226,11 +231,15 @@ class PartitionForward:
 
     def _note_delivery(self, message) -> None:
         """Note the earliest cycle `message`, cutting its first packet now, may be delivered: its packets
-        but the last cross its injection link whole first, a flit per `cpf` cycles at best."""
+        but the last cross its injection link whole first, a flit per `cpf` cycles at best. (Delivered
+        messages leave the heap as they come to its top, here and in `_horizon`.)"""
+        deliveries = self.deliveries
+        while deliveries and _delivered(deliveries[0][2]):
+            heappop(deliveries)
         packets = -(-message.nbytes // message.packet_bytes)
         flits = -(-message.packet_bytes // self.flit_bytes)
         earliest = self.clock.cycle + (packets - 1) * flits * message.route[3].out.cpf
-        heappush(self.deliveries, (earliest, self.started, message))
+        heappush(deliveries, (earliest, self.started, message))
         self.started += 1
 
     def _horizon(self, partition: Partition) -> int:
@@ -242,7 +251,7 @@ class PartitionForward:
         horizon = NEVER
         while deliveries:
             message = deliveries[0][2]
-            if message.packets_out == 0 and message.unsent == 0:  # delivered
+            if _delivered(message):
                 heappop(deliveries)
             elif message in partition.messages:
                 own.append(heappop(deliveries))
