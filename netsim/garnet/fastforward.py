@@ -134,26 +134,17 @@ class FastForward:
             return
         self.snapshot_at = net.clock.steps
         state = Snapshot(net, cycle)
-        earlier = self.seen.get(state.signature)
-        if earlier is None:
-            if len(self.seen) == MAX_SIGNATURES:
-                del self.seen[next(iter(self.seen))]
-            self.seen[state.signature] = (cycle, state.counters, len(self.arrivals))
+        repeat = repeat_of(self.seen, state, cycle, len(self.arrivals))
+        if repeat is None:
             return
-        first, counters, logged = earlier
-        period = cycle - first
-        deltas = [now - then for now, then in zip(state.counters, counters)]
+        period, deltas, logged = repeat
         periods = self._periods(state, cycle, period, deltas)
         if periods > 0:
-            self._skip(state, cycle, first, period, periods, deltas, self.arrivals[logged:])
+            self._skip(state, cycle, cycle - period, period, periods, deltas, self.arrivals[logged:])
 
     def _periods(self, state: "Snapshot", cycle: int, period: int, deltas: list[int]) -> int:
         """Whole periods that fit before the first thing that is not part of the repetition."""
-        periods = NEVER
-        for i, message in enumerate(state.messages.values()):  # every cut must stay full and not the last
-            cut = -deltas[state.unsent_at + i]
-            if cut > 0:
-                periods = min(periods, (message.unsent - 1) // cut)
+        periods = periods_before_last_cut(list(state.messages.values()), deltas[state.unsent_at:])
         last = self.network.clock.last_inline_cycle()  # every skipped cycle must be one the clock could run
         return periods if last == NEVER else min(periods, (last - cycle) // period)
 
@@ -163,19 +154,48 @@ class FastForward:
         span = periods * period
         state.shift(span, first)
         state.set_counters([value + periods * delta for value, delta in zip(state.counters, deltas)])
-        # latencies of one period's arrivals, P cycles longer in each later period
-        stats = net.packet_stats
-        histogram = stats.histogram
-        for latency, count in Counter(latencies).items():
-            for k in range(1, periods + 1):
-                later = latency + k * period
-                histogram[later] = histogram.get(later, 0) + count
-        stats.latency += periods * sum(latencies) + len(latencies) * period * periods * (periods + 1) // 2
+        add_latencies(net.packet_stats, latencies, period, periods)
         net.skip_deadlock_scans(cycle + span)
         self.skipped_cycles += span
         self.skips += 1
         self.reset()
         self.snapshot_every = self.vcs  # a repeat was found: full signatures at their first pace again
+
+
+def repeat_of(seen: dict, state, cycle: int, logged: int) -> tuple | None:
+    """`state` (of the end of `cycle`, with `logged` arrivals logged so far) against the earlier states
+    `seen` (signature -> (cycle, counters, arrivals logged)): the period since the one it repeats,
+    the counters' growth over it and the arrivals logged then; None, and `state` kept, if it repeats
+    none (the oldest is dropped beyond MAX_SIGNATURES)."""
+    earlier = seen.get(state.signature)
+    if earlier is None:
+        if len(seen) == MAX_SIGNATURES:
+            del seen[next(iter(seen))]
+        seen[state.signature] = (cycle, state.counters, logged)
+        return None
+    first, counters, logged_then = earlier
+    return cycle - first, [now - then for now, then in zip(state.counters, counters)], logged_then
+
+
+def periods_before_last_cut(messages: list, unsent_deltas: list) -> int:
+    """Whole periods that leave each of `messages` (their unsent bytes growing by `unsent_deltas` a
+    period) a whole packet to cut and its last: every cut in a skipped period stays a full one."""
+    periods = NEVER
+    for message, delta in zip(messages, unsent_deltas):
+        if delta < 0:
+            periods = min(periods, (message.unsent - 1) // -delta)
+    return periods
+
+
+def add_latencies(stats, latencies: list, period: int, periods: int) -> None:
+    """Count the latencies of one period's arrivals in `periods` later periods (PacketStats `stats`),
+    P cycles longer in each: their packets were created when their messages were."""
+    histogram = stats.histogram
+    for latency, count in Counter(latencies).items():
+        for k in range(1, periods + 1):
+            later = latency + k * period
+            histogram[later] = histogram.get(later, 0) + count
+    stats.latency += periods * sum(latencies) + len(latencies) * period * periods * (periods + 1) // 2
 
 
 class Snapshot:

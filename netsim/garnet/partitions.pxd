@@ -68,7 +68,7 @@ cdef class PartitionForward:
     @cython.locals(sketch=list, message=Message, port=InputUnit, out=OutputUnit, injector=Injector,
                    receiver=Receiver)
     cpdef tuple _sketch(self, Partition partition, long long cycle)
-    @cython.locals(sketch=tuple, first="long long", period="long long", periods="long long", deltas=list)
+    @cython.locals(sketch=tuple, period="long long", periods="long long", deltas=list)
     cpdef void _probe(self, Partition partition, long long cycle)
 
 

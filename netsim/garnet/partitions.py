@@ -41,12 +41,12 @@ Python call per packet cut and arrived is what a message pays that never repeats
 
 from __future__ import annotations
 
-from collections import Counter
 from heapq import heappop, heappush
 
 from netsim.errors import PartitionConflict
 from netsim.garnet.clock import NEVER
-from netsim.garnet.fastforward import MAX_PROBES, MAX_SIGNATURES
+from netsim.garnet.fastforward import (MAX_PROBES, Snapshot, add_latencies, periods_before_last_cut,
+                                       repeat_of)
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector
 from netsim.garnet.output_unit import OutputUnit
@@ -406,15 +406,10 @@ class PartitionForward:
         elif sketch != partition.reference:
             return
         state = PartitionState(self.network, partition, cycle)
-        earlier = partition.seen.get(state.signature)
-        if earlier is None:
-            if len(partition.seen) == MAX_SIGNATURES:
-                del partition.seen[next(iter(partition.seen))]
-            partition.seen[state.signature] = (cycle, state.counters, len(partition.arrivals))
+        repeat = repeat_of(partition.seen, state, cycle, len(partition.arrivals))
+        if repeat is None:
             return
-        first, counters, logged = earlier
-        period = cycle - first
-        deltas = [now - then for now, then in zip(state.counters, counters)]
+        period, deltas, logged = repeat
         periods = self._periods(state, cycle, period, deltas)
         if periods > 0:
             self._skip(partition, state, cycle, period, periods, deltas, partition.arrivals[logged:])
@@ -423,11 +418,7 @@ class PartitionForward:
         """Whole periods that fit before a message's last packet is cut, before anything else may start
         a message (the next simpy event, the earliest delivery outside the partition: `_horizon`), and
         within the current run."""
-        periods = NEVER
-        for i in range(len(state.messages)):
-            cut = -deltas[state.unsent_at + i]
-            if cut > 0:
-                periods = min(periods, (state.messages[i].unsent - 1) // cut)
+        periods = periods_before_last_cut(state.messages, deltas[state.unsent_at:])
         last = min(self.clock.last_inline_cycle(), self._horizon(state.partition) - 1)
         return periods if last == NEVER else min(periods, (last - cycle) // period)
 
@@ -449,21 +440,17 @@ class PartitionForward:
             stats.bytes += periods * packet.nbytes
             stats.network_latency += periods * (latency + message.created - packet.injected)
             stats.hops += periods * packet.route.get(HOPS, message.route[1])
-        histogram = stats.histogram
-        for latency, count in Counter(latencies).items():  # P cycles longer in each later period
-            for k in range(1, periods + 1):
-                later = latency + k * period
-                histogram[later] = histogram.get(later, 0) + count
-        stats.latency += periods * sum(latencies) + len(latencies) * period * periods * (periods + 1) // 2
+        add_latencies(stats, latencies, period, periods)
         partition.ahead_until = cycle + span
         partition.forget()
         self.skipped_cycles += span
         self.skips += 1
 
 
-class PartitionState:
+class PartitionState(Snapshot):
     """A partition's state at the end of `cycle` (its ports' signatures, relative to it), its linear
-    counters, and what `shift` moves: Snapshot's, for the ports of one partition."""
+    counters, and what `shift` moves: Snapshot's, for the ports of one partition (its counters are
+    read and set as Snapshot's, over `_counter_fields`)."""
 
     def __init__(self, network, partition: Partition, cycle: int):
         self.network = network
@@ -506,15 +493,6 @@ class PartitionState:
         for message in self.messages:
             fields.append((message, "unsent"))
         return fields
-
-    def _counters(self) -> list:
-        values = [getattr(owner, name) for owner, name in self._counter_fields()]
-        self.unsent_at = len(values) - len(self.messages)
-        return values
-
-    def set_counters(self, values: list) -> None:
-        for (owner, name), value in zip(self._counter_fields(), values):
-            setattr(owner, name, value)
 
     def shift(self, span: int) -> None:
         """Move every cycle stored in the partition's ports `span` later: input units held until then,
