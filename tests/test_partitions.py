@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from types import SimpleNamespace
+
 from netsim.errors import PartitionConflict
+from netsim.garnet.partitions import _one_period
 from netsim.network_config import load_network
 from netsim.runner import run_collective
 from system import load_system
@@ -134,3 +137,16 @@ def test_fast_forward_per_partition_gives_the_results_of_stepping_every_cycle(ne
         assert figures[0]["skips"] > 0 and figures[0]["partitions"] > 0 and figures[0]["skipped_share"] > 0.1
     else:
         assert figures[0]["skips"] == 0
+
+
+def test_a_repeat_found_a_multiple_of_the_known_period_back_skips_by_that_period():
+    """A partition's seed state repeats every `period` cycles: a match found 3 periods back (probes
+    spared while no skip fitted) gives one period's growth and the arrivals of its last period; a span
+    that is no multiple of it, or growth that does not divide, is kept as found."""
+    message = SimpleNamespace(created=100)
+    arrivals = [(latency, SimpleNamespace(msg=message)) for latency in (10, 40, 50, 70, 80, 110)]  # arrived 110..210
+    period, deltas, last = _one_period(30, 90, [-3 * 128, 6, 0], arrivals, 210)
+    assert (period, deltas) == (30, [-128, 2, 0])
+    assert [latency for latency, _packet in last] == [110]  # arrived in cycles 181..210 (80: in 180, the period before)
+    assert _one_period(30, 100, [-3 * 128, 6, 0], arrivals, 210) == (100, [-3 * 128, 6, 0], arrivals)
+    assert _one_period(30, 90, [-3 * 128, 5, 0], arrivals, 210) == (90, [-3 * 128, 5, 0], arrivals)

@@ -47,3 +47,5 @@ cdef class InputUnit:
     cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, Departures departures, long long delay)
     @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
     cpdef bint send_flits(self, VirtualChannel vc, Departures departures) except? RAISED
+    @cython.locals(vc=VirtualChannel, packet=Packet)
+    cpdef void in_flight(self, dict into)

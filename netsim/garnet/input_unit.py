@@ -172,6 +172,14 @@ class InputUnit:
         return (max(self.busy_until - c, 0), self.slots and self.slots.signature(c),
                 tuple([vc.signature(c, name) for vc in self.vcs]))
 
+    def in_flight(self, into: dict) -> None:
+        """Add the packets in its VCs to `into` (id -> packet): a partition skip shifts them."""
+        for vc in self.vcs:
+            if vc.front is not None:
+                into[id(vc.front)] = vc.front
+                for packet in vc.behind:
+                    into[id(packet)] = packet
+
     def hold(self, until: int) -> None:
         """Fast-forwarded ahead of the clock, to the end of cycle `until` (partitions.py)."""
         self.held_until = until

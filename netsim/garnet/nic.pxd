@@ -33,6 +33,7 @@ cdef class Injector(Component):
     @cython.locals(message=Message)
     cpdef void _finish(self, Packet packet, long long cycle)
     cpdef void _wake(self, long long cycle)
+    cpdef void in_flight(self, dict into)
 
 
 cdef class Receiver(Component):
@@ -41,6 +42,8 @@ cdef class Receiver(Component):
     cdef public list arrivals
 
     cpdef void arrive(self, Packet packet, long long cycle)
+    @cython.locals(packet=Packet)
+    cpdef void in_flight(self, dict into)
     @cython.locals(packet=Packet, arrivals=list)
     cpdef void step(self, long long cycle)
     @cython.locals(stats=PacketStats, latency="long long", message=Message)

@@ -151,6 +151,11 @@ class Injector(Component):
         if cycle != NEVER:
             self.clock.wake(self, cycle)
 
+    def in_flight(self, into: dict) -> None:
+        """Add the packet it is sending to `into` (id -> packet): a partition skip shifts it."""
+        if self.packet is not None:
+            into[id(self.packet)] = self.packet
+
     def signature(self, c: int, name) -> tuple:
         """The port's state relative to cycle `c` (fast-forward; `name(packet)` names a packet)."""
         packet = self.packet
@@ -207,6 +212,11 @@ class Receiver(Component):
         if message.packets_out == 0 and message.unsent == 0 and message.on_delivered is not None:
             network.traffic_changed(message)
             message.on_delivered(message)
+
+    def in_flight(self, into: dict) -> None:
+        """Add the packets whose tails it waits for to `into` (id -> packet): a partition skip shifts them."""
+        for _cycle, packet in self.arrivals:
+            into[id(packet)] = packet
 
     def signature(self, c: int, name) -> tuple:
         return tuple([(t - c, name(p)) for t, p in self.arrivals]), _relative(self.next_wake, c)

@@ -18,15 +18,19 @@ cdef class Partition:
     cdef public dict messages
     cdef public set units
     cdef public list inputs, outputs, injectors, receivers
-    cdef public long long born, ahead_until, probes
+    cdef public long long born, ahead_until, probes, period, seeded
     cdef public bint stale, queued
     cdef public object pilot, reference
     cdef public set sketches
     cdef public dict seen
-    cdef public list arrivals
+    cdef public list arrivals, unsent_deltas, seed_counters, fields
+    cdef public tuple seed
 
     cpdef void forget(self)
     cpdef void _forget(self)
+    cpdef void reseed(self, tuple signature, long long cycle, list counters)
+    @cython.locals(fields=list)
+    cpdef list counter_fields(self)
     cpdef void add(self, Message message, tuple units)
 
 
@@ -50,10 +54,14 @@ cdef class PartitionForward:
     cpdef tuple _units(self, Message message)
     @cython.locals(loose=dict, other=Message)
     cpdef Partition _start(self, Message message)
-    @cython.locals(deliveries=list, packets="long long", flits="long long", earliest="long long")
+    @cython.locals(deliveries=list, packets="long long", earliest="long long")
     cpdef void _note_delivery(self, Message message)
-    @cython.locals(deliveries=list, own=list, horizon="long long", message=Message)
-    cpdef long long _horizon(self, Partition partition) except? RAISED
+    cpdef long long _packet_cycles(self, Message message) except? RAISED
+    @cython.locals(packets="long long", partition=Partition)
+    cpdef long long _earliest_delivery(self, Message message, long long cycle) except? RAISED
+    @cython.locals(deliveries=list, own=list, horizon="long long", message=Message, earliest="long long",
+                   later="long long")
+    cpdef long long _horizon(self, Partition partition, long long cycle) except? RAISED
     @cython.locals(units=tuple, cycle="long long", joined=list, i="long long", partition=Partition, merged=Partition)
     cpdef Partition _group(self, Message message)
     cpdef void _join(self, Partition partition, Message message, tuple units)

@@ -19,7 +19,14 @@ from its ports' state when to step next. So the network splits into partitions:
   ports moves K * P later (so its ports sit idle until then, routers stepping them only for other
   partitions' sake), its linear counters grow by K times their growth over the period, and its
   packets' statistics get the arrivals of K more periods. K is bounded so that each of its
-  messages keeps a whole packet (and its last) to cut, and by the end of the current run.
+  messages keeps a whole packet (and its last) to cut, and by the end of the current run;
+- the state its repeat was found in, or the one a skip reached, is its seed (`Partition.reseed`):
+  while its traffic stays as it is, it is in that state again at every phase of the period, so a
+  skip cut short by another message's delivery is followed by the next one a period later, and
+  its next probes come at that phase alone, take the seed's signature as it is (collecting only
+  the packets to shift; built and compared where the network checks invariants), and stop at once
+  while not one period fits (a repeat then found a multiple of the period on skips by the period
+  itself: `_one_period`).
 
 A partition's ports then hold the state of a later cycle than the clock's: nothing outside it may
 touch them until the clock gets there. Messages queued behind one of its messages at its injection
@@ -41,9 +48,9 @@ Python call per packet cut and arrived is what a message pays that never repeats
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heappop, heappush, heapreplace
 
-from netsim.errors import PartitionConflict
+from netsim.errors import InvariantError, PartitionConflict
 from netsim.garnet.clock import NEVER
 from netsim.garnet.fastforward import (MAX_PROBES, Snapshot, add_latencies, periods_before_last_cut,
                                        repeat_of)
@@ -61,7 +68,8 @@ class Partition:
     """Active messages linked by the ports they share, those ports, and the partition's probes."""
 
     __slots__ = ("messages", "units", "inputs", "outputs", "injectors", "receivers", "born", "ahead_until", "stale",
-                 "queued", "pilot", "probes", "sketches", "reference", "seen", "arrivals")
+                 "queued", "pilot", "probes", "sketches", "reference", "seen", "arrivals", "period",
+                 "seed", "seed_counters", "seeded", "unsent_deltas", "fields")
 
     def __init__(self, born: int):
         self.messages: dict = {}  # its messages (keys; values None), in the order they started
@@ -91,6 +99,38 @@ class Partition:
         self.reference = None  # the first sketch seen twice: full signatures only there
         self.seen: dict = {}  # signature -> (cycle, counters, arrivals logged then)
         self.arrivals: list = []  # (latency, packet) of arrivals since the first full signature
+        self.period = 0  # the period its seed state was found to repeat with (0: none yet)
+        self.seed = None  # its seed state's signature, counters and cycle (`reseed`)
+        self.seed_counters = None
+        self.seeded = 0
+        self.unsent_deltas = None  # its messages' unsent bytes' growth over that period
+        self.fields = None  # (`counter_fields`)
+
+    def reseed(self, signature: tuple, cycle: int, counters: list) -> None:
+        """Its state at the end of `cycle`, found to repeat every `self.period` cycles, is `signature` with
+        `counters` (after a skip, where the skip reached): its seed, the state it is in again at every
+        phase of the period while its traffic stays as it is, where its next probes come."""
+        self.seen = {}
+        self.seed = signature
+        self.seed_counters = counters
+        self.seeded = cycle
+        self.arrivals = []
+
+    def counter_fields(self) -> list:
+        """(object, attribute) of every counter that grows linearly while its state repeats, in a fixed
+        order, its messages' unsent bytes last (PartitionState's; kept until its traffic changes)."""
+        if self.fields is None:
+            fields = []
+            for port in self.inputs:
+                fields.extend(port.counter_fields())
+            for out in self.outputs:
+                fields.extend(out.counter_fields())
+            for injector in self.injectors:
+                fields.extend(injector.out.counter_fields())
+            for message in self.messages:
+                fields.append((message, "unsent"))
+            self.fields = fields
+        return self.fields
 
     def add(self, message, units: tuple) -> None:
         """`message` joins, with its ports (route_units)."""
@@ -189,6 +229,8 @@ class PartitionForward:
         if partition.pilot is None:
             partition.pilot = injector
         if injector is partition.pilot and partition.probes < MAX_PROBES:
+            if partition.period and (self.clock.cycle - partition.seeded) % partition.period:
+                return  # (its state is known to repeat, at this phase of its period alone)
             if not self.due:
                 self.clock.hook_at = 0  # probe at the end of this cycle (`after_cycle`)
             if not partition.queued:
@@ -198,7 +240,7 @@ class PartitionForward:
     def arrived(self, packet, latency: int) -> None:
         """`packet` arrived with `latency`: logged by its partition while it waits for a match."""
         partition = self.of_message.get(packet.msg)
-        if partition is not None and partition.seen and partition.probes < MAX_PROBES:
+        if partition is not None and (partition.seen or partition.period) and partition.probes < MAX_PROBES:
             partition.arrivals.append((latency, packet))
 
     def reset(self) -> None:
@@ -237,27 +279,47 @@ class PartitionForward:
         while deliveries and _delivered(deliveries[0][2]):
             heappop(deliveries)
         packets = -(-message.nbytes // message.packet_bytes)
-        flits = -(-message.packet_bytes // self.flit_bytes)
-        earliest = self.clock.cycle + (packets - 1) * flits * message.route[3].out.cpf
+        earliest = self.clock.cycle + (packets - 1) * self._packet_cycles(message)
         heappush(deliveries, (earliest, self.started, message))
         self.started += 1
 
-    def _horizon(self, partition: Partition) -> int:
-        """The earliest cycle a message outside `partition` may be delivered (NEVER: none is active). A
-        delivery may start new messages at once, through the partition's ports for all we know: a skip
-        stays before it, so that no message meets ports ahead of the clock (`PartitionConflict`)."""
+    def _packet_cycles(self, message) -> int:
+        """Cycles a whole packet of `message` takes on its injection link at the least."""
+        return -(-message.packet_bytes // self.flit_bytes) * message.route[3].out.cpf
+
+    def _earliest_delivery(self, message, cycle: int) -> int:
+        """A lower bound, at the end of `cycle`, of the cycle `message` (active) may be delivered in, from
+        what it has left to cut: its next cut comes after this cycle (after the one its partition's ports
+        are ahead to), its packets but the last at line rate."""
+        packets = -(-message.unsent // message.packet_bytes)
+        if packets == 0:
+            return cycle + 1
+        partition = self.of_message.get(message)
+        if partition is not None and partition.ahead_until > cycle:
+            cycle = partition.ahead_until
+        return cycle + 1 + (packets - 1) * self._packet_cycles(message)
+
+    def _horizon(self, partition: Partition, cycle: int) -> int:
+        """The earliest cycle a message outside `partition` may be delivered (NEVER: none is active), at
+        the end of `cycle`. A delivery may start new messages at once, through the partition's ports for
+        all we know: a skip stays before it, so that no message meets ports ahead of the clock
+        (`PartitionConflict`). A bound noted at a message's first cut is raised, when it comes to the
+        heap's top, to what the message has left to cut (`_earliest_delivery`)."""
         deliveries = self.deliveries
         own = []
         horizon = NEVER
         while deliveries:
-            message = deliveries[0][2]
+            earliest, order, message = deliveries[0]
             if _delivered(message):
                 heappop(deliveries)
             elif message in partition.messages:
                 own.append(heappop(deliveries))
             else:
-                horizon = deliveries[0][0]
-                break
+                later = self._earliest_delivery(message, cycle)
+                if later <= earliest:
+                    horizon = earliest
+                    break
+                heapreplace(deliveries, (later, order, message))
         for entry in own:
             heappush(deliveries, entry)
         return horizon
@@ -397,29 +459,43 @@ class PartitionForward:
         if cycle <= partition.ahead_until:  # (joined by a message while ports of it were still ahead)
             return
         partition.probes += 1
-        sketch = self._sketch(partition, cycle)
-        if sketch not in partition.sketches:
-            partition.sketches.add(sketch)
-            return
-        if partition.reference is None:
-            partition.reference = sketch
-        elif sketch != partition.reference:
-            return
-        state = PartitionState(self.network, partition, cycle)
-        repeat = repeat_of(partition.seen, state, cycle, len(partition.arrivals))
-        if repeat is None:
-            return
-        period, deltas, logged = repeat
-        periods = self._periods(state, cycle, period, deltas)
+        if partition.period:  # a phase of its known period (`cut`): it is in its seed state
+            if self._periods(partition, list(partition.messages), cycle, partition.period,
+                             partition.unsent_deltas) <= 0:
+                return  # (no skip fits now: no full signature either)
+            state = PartitionState(self.network, partition, cycle, partition.seed)
+            growth = [now - then for now, then in zip(state.counters, partition.seed_counters)]
+            period, deltas, arrivals = _one_period(partition.period, cycle - partition.seeded, growth,
+                                                   partition.arrivals, cycle)
+        else:
+            sketch = self._sketch(partition, cycle)
+            if sketch not in partition.sketches:
+                partition.sketches.add(sketch)
+                return
+            if partition.reference is None:
+                partition.reference = sketch
+            elif sketch != partition.reference:
+                return
+            state = PartitionState(self.network, partition, cycle)
+            repeat = repeat_of(partition.seen, state, cycle, len(partition.arrivals))
+            if repeat is None:
+                return
+            period, deltas, logged = repeat
+            arrivals = partition.arrivals[logged:]
+        partition.period = period
+        partition.unsent_deltas = deltas[state.unsent_at:]
+        periods = self._periods(partition, state.messages, cycle, period, partition.unsent_deltas)
         if periods > 0:
-            self._skip(partition, state, cycle, period, periods, deltas, partition.arrivals[logged:])
+            self._skip(partition, state, cycle, period, periods, deltas, arrivals)
+        else:  # (the next match, a period on, finds the period itself, not a multiple of it)
+            partition.reseed(state.signature, cycle, state.counters)
 
-    def _periods(self, state: PartitionState, cycle: int, period: int, deltas: list) -> int:
-        """Whole periods that fit before a message's last packet is cut, before anything else may start
-        a message (the next simpy event, the earliest delivery outside the partition: `_horizon`), and
-        within the current run."""
-        periods = periods_before_last_cut(state.messages, deltas[state.unsent_at:])
-        last = min(self.clock.last_inline_cycle(), self._horizon(state.partition) - 1)
+    def _periods(self, partition: Partition, messages: list, cycle: int, period: int, unsent_deltas: list) -> int:
+        """Whole periods that fit before a message's last packet is cut (`messages`' unsent bytes growing
+        by `unsent_deltas` a period), before anything else may start a message (the next simpy event,
+        the earliest delivery outside the partition: `_horizon`), and within the current run."""
+        periods = periods_before_last_cut(messages, unsent_deltas)
+        last = min(self.clock.last_inline_cycle(), self._horizon(partition, cycle) - 1)
         return periods if last == NEVER else min(periods, (last - cycle) // period)
 
     def _skip(self, partition: Partition, state: PartitionState, cycle: int, period: int, periods: int,
@@ -427,7 +503,8 @@ class PartitionForward:
         """Jump the partition's ports `periods` periods ahead, with its counters and statistics."""
         span = periods * period
         state.shift(span)
-        state.set_counters([value + periods * delta for value, delta in zip(state.counters, deltas)])
+        state.counters = [value + periods * delta for value, delta in zip(state.counters, deltas)]
+        state.set_counters(state.counters)
         stats = self.stats
         for i in range(len(state.messages)):  # every packet cut in a period was a whole one
             stats.cut += periods * (-deltas[state.unsent_at + i] // state.messages[i].packet_bytes)
@@ -442,7 +519,8 @@ class PartitionForward:
             stats.hops += periods * packet.route.get(HOPS, message.route[1])
         add_latencies(stats, latencies, period, periods)
         partition.ahead_until = cycle + span
-        partition.forget()
+        partition.reseed(state.signature, partition.ahead_until, state.counters)
+        partition.probes = 0
         self.skipped_cycles += span
         self.skips += 1
 
@@ -452,11 +530,34 @@ class PartitionState(Snapshot):
     counters, and what `shift` moves: Snapshot's, for the ports of one partition (its counters are
     read and set as Snapshot's, over `_counter_fields`)."""
 
-    def __init__(self, network, partition: Partition, cycle: int):
+    def __init__(self, network, partition: Partition, cycle: int, seed: tuple | None = None):
+        """`seed`: the signature the partition is known to have now (its seed state, at a phase of its
+        period): not built again, only its packets collected (where the network checks invariants,
+        built and compared)."""
         self.network = network
         self.partition = partition
         self.packets: dict = {}
         self.cycle = cycle
+        self.messages = list(partition.messages)
+        if seed is None or network.check_invariants:
+            self.signature = self._signature()
+            if seed is not None and self.signature != seed:
+                raise InvariantError(f"a partition's state at cycle {cycle}, a phase of its period, is not the "
+                                     f"one it repeats")
+        else:
+            self.signature = seed
+            for port in partition.inputs:
+                port.in_flight(self.packets)
+            for injector in partition.injectors:
+                injector.in_flight(self.packets)
+            for receiver in partition.receivers:
+                receiver.in_flight(self.packets)
+        self.counters = self._counters()
+
+    def _signature(self) -> tuple:
+        """Its ports' signatures and its messages' progress, relative to its cycle."""
+        partition = self.partition
+        cycle = self.cycle
         sig = []
         for port in partition.inputs:
             sig.append(port.signature(cycle, self._packet))
@@ -468,10 +569,8 @@ class PartitionState(Snapshot):
             sig.append(injector.signature(cycle, self._packet))
         for receiver in partition.receivers:
             sig.append(receiver.signature(cycle, self._packet))
-        self.messages = list(partition.messages)
         sig.append(tuple([(id(m), m.packets_out, max(m.start - cycle, 0)) for m in self.messages]))
-        self.signature = tuple(sig)
-        self.counters = self._counters()
+        return tuple(sig)
 
     def _packet(self, packet) -> tuple:
         """Names a packet in a signature (and keeps it to shift)."""
@@ -480,19 +579,7 @@ class PartitionState(Snapshot):
         return (id(packet.msg), packet.nflits, packet.nbytes, injected, packet.last)
 
     def _counter_fields(self) -> list:
-        """(object, attribute) of every counter that grows linearly while the state repeats, in a
-        fixed order, its messages' unsent bytes last."""
-        fields = []
-        partition = self.partition
-        for port in partition.inputs:
-            fields.extend(port.counter_fields())
-        for out in partition.outputs:
-            fields.extend(out.counter_fields())
-        for injector in partition.injectors:
-            fields.extend(injector.out.counter_fields())
-        for message in self.messages:
-            fields.append((message, "unsent"))
-        return fields
+        return self.partition.counter_fields()
 
     def shift(self, span: int) -> None:
         """Move every cycle stored in the partition's ports `span` later: input units held until then,
@@ -514,6 +601,18 @@ class PartitionState(Snapshot):
         for packet in self.packets.values():
             if packet.injected >= 0:
                 packet.injected += span
+
+
+def _one_period(period: int, multiple: int, deltas: list, arrivals: list, cycle: int) -> tuple:
+    """A repeat found `multiple` cycles back, of a state known to repeat every `period` cycles (a
+    partition's seed: the state a skip reached, or one that could not skip, is the one its period was
+    found for): the growth and arrivals of the last `period` cycles alone, every period's the same.
+    (Unchanged if `multiple` is not a multiple of `period`.)"""
+    times = multiple // period
+    if multiple % period or any([delta % times for delta in deltas]):
+        return multiple, deltas, arrivals
+    return (period, [delta // times for delta in deltas],
+            [(latency, packet) for latency, packet in arrivals if latency + packet.msg.created > cycle - period])
 
 
 def _relative(wake: int, c: int) -> int:
