@@ -6,9 +6,9 @@ tests/test_packet_mode.py's test_fast_forward_never_changes_results)."""
 
 from __future__ import annotations
 
-import pytest
-
 from types import SimpleNamespace
+
+import pytest
 
 from netsim.errors import PartitionConflict
 from netsim.garnet.partitions import _one_period

@@ -487,7 +487,7 @@ class PartitionForward:
         periods = self._periods(partition, state.messages, cycle, period, partition.unsent_deltas)
         if periods > 0:
             self._skip(partition, state, cycle, period, periods, deltas, arrivals)
-        else:  # (the next match, a period on, finds the period itself, not a multiple of it)
+        else:  # (its seed from now on: the arrivals logged so far are let go)
             partition.reseed(state.signature, cycle, state.counters)
 
     def _periods(self, partition: Partition, messages: list, cycle: int, period: int, unsent_deltas: list) -> int:
