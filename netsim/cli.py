@@ -466,7 +466,7 @@ def scenario_synth(args, monitor):
         monitor.finish(run.network)
         # plain columns, written without pandas (netsim.csv_text): importing it took half of a small run
         tables = {"links": run.network.link_columns(), "link_timeseries": monitor.sampler.columns(),
-                  "packet_latency": latency_table(run.measured_stats.histogram)}
+                  "packet_latency": latency_table(run.window.stats.histogram)}
         measured, link_tables = run, tables
     from netsim.runner import RunResult, network_summary
 

@@ -25,8 +25,8 @@ from netsim.budget import topology_within_budget
 from netsim.collector import rare_garbage_collection
 from netsim.errors import ConfigError
 from netsim.garnet.network import GarnetNetwork
-from netsim.garnet.packet_stats import PacketStats
-from netsim.garnet.traffic_source import TrafficSource
+from netsim.garnet.packet_stats import WindowTally
+from netsim.garnet.traffic_source import TrafficSource, uniform_destination
 from netsim.saturation import Saturation, bracket, past_saturation
 from netsim.topology import Topology
 
@@ -42,10 +42,7 @@ def _bits(topology: Topology, pattern: str) -> int:
 
 def _uniform(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
     """Any NPU but the source (or any NPU, the source included, unless `others`)."""
-    if not others:
-        return int(rng.random() * topology.npus)  # randrange: 1.7x the time
-    dst = int(rng.random() * (topology.npus - 1))
-    return dst + 1 if dst >= src else dst
+    return uniform_destination(topology.npus, src, rng, others)
 
 
 def _transpose(topology: Topology, src: int, rng: random.Random, others: bool = True) -> int:
@@ -157,13 +154,12 @@ class SynthRun:
         self.cycles = cycles
         self.warmup = cycles // 5 if warmup_cycles is None else warmup_cycles
         self.end = self.warmup + cycles
-        self.accepted_flits = 0
-        self.measured_in = 0  # packets created in the window (one per message) that have arrived
-        self.measured_stats = PacketStats()  # packets of measured messages, as they arrive
-        self.network.packet_observer = self.observe
+        self.window = WindowTally(self.warmup, self.end)  # the packets that arrive, against the window
+        self.network.packet_observer = self.window.observe
         p = min(1.0, rate / packet_flits)  # a packet starts in a cycle with probability p
         log_q = math.log1p(-p) if p < 1 else 0.0  # for geometric gaps (0.0: every cycle; TrafficSource.gap)
-        self.sources = [self._source(npu, seed, log_q, PATTERNS.get(pattern)) for npu in range(self.topology.npus)]
+        draw = None if pattern == "uniform" else PATTERNS.get(pattern)  # (the sources draw uniform ones themselves)
+        self.sources = [self._source(npu, seed, log_q, draw) for npu in range(self.topology.npus)]
 
     def _source(self, npu: int, seed: int, log_q: float, pattern) -> TrafficSource:
         """NPU `npu`'s packet generator, drawing from a generator of its own (seeded from `seed` and
@@ -185,14 +181,7 @@ class SynthRun:
     @property
     def measured_out(self) -> int:
         """Packets created in the measured window that have not arrived yet."""
-        return sum(source.generated for source in self.sources) - self.measured_in
-
-    def observe(self, packet, cycle: int) -> None:
-        if self.warmup <= cycle < self.end:
-            self.accepted_flits += packet.nflits
-        if self.warmup <= packet.msg.created < self.end:
-            self.measured_in += 1
-            self.measured_stats.add(packet, cycle)
+        return sum(source.generated for source in self.sources) - self.window.measured_in
 
     def progress(self) -> tuple[float, str]:
         """For the live view: the share of the run's cycles done and what it is doing (warming up,
@@ -229,13 +218,13 @@ class SynthRun:
         net = self.network
         measured_cycles = max(0, min(now, self.end) - self.warmup)
         nodes_cycles = self.topology.npus * measured_cycles or 1
-        stats = self.measured_stats.summary()
+        stats = self.window.stats.summary()
         return {
             "pattern": self.pattern,
             "rate": self.rate,
             "packet_flits": self.packet_flits,
             "offered_load": self.generated_flits / nodes_cycles,
-            "accepted_load": self.accepted_flits / nodes_cycles,
+            "accepted_load": self.window.accepted_flits / nodes_cycles,
             **{key: stats[key] for key in ("avg_packet_latency_cycles", "p99_packet_latency_cycles",
                                            "avg_network_latency_cycles", "avg_hops", "packets", "flits")},
             "drained": not self.measured_out,

@@ -326,7 +326,7 @@ def delivered_flits(case: Case, load: float, seed: int) -> list[int]:
     """The flits each source got delivered in the measurement window."""
     run = synth_run(case, load, 8000, seed)  # small rings: cheap
     delivered = [0] * case.npus
-    observe = run.observe
+    observe = run.window.observe
 
     def count(packet, cycle: int) -> None:
         if run.warmup <= cycle < run.end:

@@ -20,7 +20,7 @@ from tests.helpers import garnet, network_config
 def reversed_wake(self, component, cycle):
     """CycleClock.wake, but a bucket steps its components in reverse wake-up order (the bucket
     being stepped still appends, so a component woken for this very cycle runs in it)."""
-    bucket = self.buckets.get(cycle)
+    bucket = self.bucket(cycle)
     size = len(bucket) if bucket is not None else 0
     ORIGINAL_WAKE(self, component, cycle)
     if bucket is not None and len(bucket) > size and cycle != self.cycle:
@@ -92,7 +92,7 @@ def synth_arrivals(config, poll: bool) -> tuple[list, dict]:
     run = SynthRun(config, "uniform", 0.5, 2, 600, 4, None, {"check_invariants": True})
     net = run.network
     arrivals = []
-    observe = run.observe
+    observe = run.window.observe
     net.packet_observer = lambda p, c: (arrivals.append((p.msg.src, p.msg.dst, p.msg.created, p.injected, c)),
                                         observe(p, c))
     if poll:

@@ -137,7 +137,7 @@ def test_flit_mode_batching_never_changes_results(rate):
         got = []
         net_options = {"batch": batch, "check_invariants": True}
         run = SynthRun(cfg, "uniform", rate, 4, 800, 2, None, net_options)
-        observe = run.observe
+        observe = run.window.observe
         run.network.packet_observer = lambda p, c, got=got, observe=observe: (
             got.append((p.msg.src, p.msg.created, p.injected, c)), observe(p, c))
         result = run.execute()

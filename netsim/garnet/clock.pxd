@@ -4,7 +4,7 @@
 cimport cython
 from netsim.garnet.core cimport RAISED
 
-cdef long long INLINE_CYCLES
+cdef long long INLINE_CYCLES, WHEEL
 
 
 cdef class Component:
@@ -17,7 +17,9 @@ cdef class Component:
 cdef class CycleClock:
     cdef public object env
     cdef public double clock_ghz
-    cdef public dict buckets
+    cdef public list slots
+    cdef public long long[::1] slot_cycle
+    cdef public dict overflow
     cdef public list due
     cdef public long long armed
     cdef public double limit
@@ -27,11 +29,17 @@ cdef class CycleClock:
 
     cpdef long long now_cycle(self) except? RAISED
     cpdef double ns(self, double cycle)
-    @cython.locals(bucket=list)
+    @cython.locals(slot="long long")
     cpdef void wake(self, Component component, long long cycle)
-    @cython.locals(buckets=dict, cycles=list)
+    @cython.locals(slot="long long")
+    cpdef list bucket(self, long long cycle)
+    @cython.locals(slot="long long")
+    cpdef void _drop(self, long long cycle)
+    @cython.locals(cycles=list)
     cpdef tuple sketch(self, long long c)
+    @cython.locals(bucket=list, slot="long long")
+    cpdef void _place(self, Component component, long long cycle)
     cpdef void _arm(self, long long cycle)
-    @cython.locals(due=list, buckets=dict, bucket=list, component=Component, cycle="long long", budget="long long",
+    @cython.locals(due=list, bucket=list, component=Component, cycle="long long", budget="long long",
                    clock_ghz=double, at=double, limit=double)
     cpdef void _fire(self, object event)

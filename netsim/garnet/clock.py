@@ -5,8 +5,11 @@ cycle share one bucket, and an idle router costs nothing. A component has `next_
 earliest pending wake-up, or NEVER) and `step(cycle)`; a later wake-up request than the pending
 one is dropped, because the component re-derives what it waits for after each step.
 
-The calendar (a heap of cycles that have a bucket) is the clock's own. It keeps at most one simpy
-event armed, for its earliest cycle, and after a cycle it runs the following ones itself, without
+The calendar is the clock's own: a heap of the cycles that have a bucket, and the buckets on a wheel
+of `WHEEL` slots, cycle c's at c % WHEEL while no other pending cycle holds that slot (one that finds
+it held, WHEEL cycles or more ahead, keeps its bucket aside in `overflow`). A dict by cycle took a
+third more work per wake-up: its keys come and go in cycle order, and the slots they leave made
+every look-up of a new cycle probe on. It keeps at most one simpy event armed, for its earliest cycle, and after a cycle it runs the following ones itself, without
 a simpy event, for as long as they come strictly before anything else on the simpy queue
 (`env.peek()`) and no later than the end of the current `Network.run` (`limit`): simpy would have
 run them next anyway, in the same order. It hands back to simpy at least every `INLINE_CYCLES`
@@ -23,12 +26,14 @@ from typing import Callable, Final
 import simpy
 from simpy.events import Timeout
 
+from netsim.garnet.tables import counts
 from netsim.units import ns_to_cycles
 
 # "No wake-up pending": larger than any cycle reached. The largest short int of mypyc, and Final so
 # that the compiled build compares with a constant (1 << 62 was a boxed int there: ~5% slower at load)
 NEVER: Final = (1 << 62) - 1
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
+WHEEL = 1024  # slots of the calendar's wheel (a power of two; see the module docstring)
 
 
 class Component:
@@ -47,14 +52,17 @@ class Component:
 class CycleClock:
     """Buckets of components to step, run in cycle order; see the module docstring."""
 
-    __slots__ = ("env", "clock_ghz", "buckets", "due", "armed", "limit", "cycle", "steps", "after_cycle",
-                 "hook_at")
+    __slots__ = ("env", "clock_ghz", "slots", "slot_cycle", "overflow", "due", "armed", "limit", "cycle", "steps",
+                 "after_cycle", "hook_at")
 
     def __init__(self, env: simpy.Environment, clock_ghz: float):
         self.env = env
         self.clock_ghz = clock_ghz
-        self.buckets: dict[int, list] = {}  # cycle -> components to step then, in wake-up order
-        self.due: list[int] = []  # heap of the cycles in `buckets`
+        # a bucket: the components to step in a cycle, in wake-up order
+        self.slots = [[] for _ in range(WHEEL)]  # the bucket of cycle slot_cycle[i] (emptied, not dropped, after it)
+        self.slot_cycle = counts(WHEEL, -1)  # per slot: the cycle whose bucket it holds (-1: none)
+        self.overflow: dict[int, list] = {}  # cycle -> its bucket, where another cycle held its slot
+        self.due: list[int] = []  # heap of the cycles that have a bucket
         self.armed = NEVER  # cycle of the simpy event that will run the calendar (NEVER: none)
         self.limit = math.inf  # ns: the end of the current run (`Network.run(until=)`)
         self.cycle = 0  # the cycle being (or last) processed
@@ -77,14 +85,37 @@ class CycleClock:
         """Step `component` at `cycle` unless it is already due to step earlier or then."""
         if cycle < component.next_wake:
             component.next_wake = cycle
-            bucket = self.buckets.get(cycle)
-            if bucket is None:
-                self.buckets[cycle] = [component]
-                heappush(self.due, cycle)
-                if cycle < self.armed:
-                    self._arm(cycle)
+            slot = cycle & (WHEEL - 1)
+            if self.slot_cycle[slot] == cycle:
+                self.slots[slot].append(component)
+                return
+            if self.overflow and cycle in self.overflow:
+                self.overflow[cycle].append(component)
+                return
+            if self.slot_cycle[slot] < 0:
+                self.slot_cycle[slot] = cycle
+                self.slots[slot].append(component)
             else:
-                bucket.append(component)
+                self.overflow[cycle] = [component]
+            heappush(self.due, cycle)
+            if cycle < self.armed:
+                self._arm(cycle)
+
+    def bucket(self, cycle: int) -> list | None:
+        """The components due to step at `cycle`, in wake-up order (None: none)."""
+        if self.overflow and cycle in self.overflow:
+            return self.overflow[cycle]
+        slot = cycle & (WHEEL - 1)
+        return self.slots[slot] if self.slot_cycle[slot] == cycle else None
+
+    def _drop(self, cycle: int) -> None:
+        """Forget `cycle`'s bucket (it has been stepped, or moves: `jump`)."""
+        if self.overflow and cycle in self.overflow:
+            del self.overflow[cycle]
+        else:
+            slot = cycle & (WHEEL - 1)
+            self.slot_cycle[slot] = -1
+            del self.slots[slot][:]
 
     def last_inline_cycle(self) -> int:
         """The last cycle the calendar could run without handing back to simpy (the rule of `_fire`:
@@ -99,24 +130,39 @@ class CycleClock:
 
     def signature(self, c: int) -> tuple:
         """Pending wake-ups relative to cycle `c` (fast-forward)."""
-        return tuple(sorted((k - c, tuple(map(id, bucket))) for k, bucket in self.buckets.items()))
+        return tuple([(k - c, tuple(map(id, self.bucket(k)))) for k in sorted(self.due)])
 
     def sketch(self, c: int) -> tuple:
         """Pending wake-ups relative to cycle `c`, and how many components each (fast-forward's cheap
         first look at a state): two tuples, in cycle order."""
-        buckets = self.buckets
-        cycles = sorted(buckets)
-        return tuple([k - c for k in cycles]), tuple([len(buckets[k]) for k in cycles])
+        cycles = sorted(self.due)
+        return tuple([k - c for k in cycles]), tuple([len(self.bucket(k)) for k in cycles])
 
     def jump(self, span: int) -> None:
         """Move the current cycle, every pending wake-up and simpy's clock `span` cycles later (a
-        fast-forward). `buckets` and `due` change in place: `_fire`'s loop holds them."""
-        buckets = {cycle + span: bucket for cycle, bucket in self.buckets.items()}
-        self.buckets.clear()
-        self.buckets.update(buckets)
-        self.due[:] = sorted(buckets)  # a sorted list is a heap
+        fast-forward). `due` changes in place: `_fire`'s loop holds it."""
+        moved = [(cycle, list(self.bucket(cycle))) for cycle in sorted(self.due)]
+        for cycle, _ in moved:
+            self._drop(cycle)
+        self.due.clear()
+        for cycle, bucket in moved:
+            for component in bucket:  # (its next_wake moved with its partition or network: `shift`)
+                self._place(component, cycle + span)
         self.cycle += span
         self.env._now = self.ns(self.cycle)
+
+    def _place(self, component: Component, cycle: int) -> None:
+        """Put `component` in `cycle`'s bucket, whatever its next_wake (`jump`: stale entries move too)."""
+        bucket = self.bucket(cycle)
+        if bucket is None:
+            slot = cycle & (WHEEL - 1)
+            if self.slot_cycle[slot] < 0:
+                self.slot_cycle[slot] = cycle
+                bucket = self.slots[slot]
+            else:
+                bucket = self.overflow[cycle] = []
+            heappush(self.due, cycle)
+        bucket.append(component)
 
     def _arm(self, cycle: int) -> None:
         """Have simpy run the calendar at `cycle`; an event armed for a later cycle goes stale."""
@@ -130,7 +176,6 @@ class CycleClock:
         env = self.env
         peek = env.peek
         due = self.due
-        buckets = self.buckets
         after_cycle = self.after_cycle
         clock_ghz = self.clock_ghz
         limit = self.limit  # set by Network.run before simpy runs this; no step changes it
@@ -139,18 +184,18 @@ class CycleClock:
         while True:
             # Step the components of `cycle`'s bucket (inline: this runs for every busy cycle). An
             # entry whose component was rescheduled to an earlier cycle meanwhile is stale: skipped.
-            # The bucket stays in `buckets` while it runs, so a component woken for this very cycle
+            # The bucket stays the cycle's while it runs, so a component woken for this very cycle
             # (a NIC given a message by a traffic source) is appended to it and stepped in this
             # pass, after the others, rather than in a second pass with its own bucket.
             heappop(due)
-            bucket = buckets[cycle]
+            bucket = self.bucket(cycle)
             self.cycle = cycle
             for component in bucket:
                 if component.next_wake == cycle:
                     component.next_wake = NEVER
                     component.step(cycle)
-            del buckets[cycle]
             self.steps += len(bucket)
+            self._drop(cycle)
             if after_cycle is not None and (cycle >= self.hook_at or not due):
                 after_cycle(cycle)
             if not due:

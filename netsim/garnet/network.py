@@ -357,7 +357,7 @@ class GarnetNetwork(Network):
         calendar empty (a deadlock if packets are still in the network)."""
         if self.check_invariants:
             self.check_flow_control()
-        if self.packets_in_network and not self.clock.buckets:
+        if self.packets_in_network and not self.clock.due:
             stalled = cycle - max(r.last_move for r in self.routers)
             raise deadlock.deadlock_error(self.routers, cycle, stalled, self.flits_in_flight())
         if cycle >= self.next_scan:

@@ -13,3 +13,12 @@ cdef class PacketStats:
     cpdef void cut_one(self) noexcept
     @cython.locals(message=Message, latency="long long", histogram=dict)
     cpdef long long add(self, Packet packet, long long cycle) except? RAISED
+
+
+@cython.final
+cdef class WindowTally:
+    cdef public long long warmup, end, accepted_flits, measured_in
+    cdef public PacketStats stats
+
+    @cython.locals(created="long long")
+    cpdef void observe(self, Packet packet, long long cycle)

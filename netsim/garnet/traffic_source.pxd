@@ -6,6 +6,10 @@ from netsim.garnet.sender cimport Sender
 from netsim.garnet.core cimport RAISED
 
 
+@cython.locals(draw=double, dst="long long")
+cpdef long long uniform_destination(long long npus, long long src, object rng, bint others) except? RAISED
+
+
 cdef class TrafficSource(Component):
     cdef public CycleClock clock
     cdef public Sender sender

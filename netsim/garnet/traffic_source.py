@@ -3,7 +3,8 @@
 A packet starts in a cycle with probability p (a Bernoulli process), drawn as geometric gaps from
 the NPU's own random generator; each packet is a message of its own to a destination the traffic
 pattern draws (or a fixed one, for permutations), sent through the network's front door
-(sender.py). Part of the compiled core: it runs once per packet.
+(sender.py). Part of the compiled core: it runs once per packet, and so does the uniform pattern's
+draw (`uniform_destination`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ import math
 from typing import Any, Callable
 
 from netsim.garnet.clock import Component
+
+
+def uniform_destination(npus: int, src: int, rng, others: bool) -> int:
+    """Any of `npus` NPUs but `src` (or any, `src` included, unless `others`), from one draw of `rng`."""
+    draw = rng.random()  # (randrange: 1.7x the time)
+    if not others:
+        return int(draw * npus)
+    dst = int(draw * (npus - 1))
+    return dst + 1 if dst >= src else dst
 
 
 class TrafficSource(Component):
@@ -28,7 +38,7 @@ class TrafficSource(Component):
         self.npu = npu
         self.rng = rng  # random.Random of this NPU (gaps and the pattern's draws)
         self.log_q = log_q  # log(1 - p), for geometric gaps; 0.0: a packet every cycle (p = 1)
-        self.pattern = pattern  # pattern(topology, npu, rng, others) -> destination
+        self.pattern = pattern  # pattern(topology, npu, rng, others) -> destination (None: uniform, drawn here)
         self.topology = topology
         self.others = others  # random patterns draw among the other NPUs only
         self.fixed_dst = fixed_dst  # a permutation's destination (-1: drawn per packet by `pattern`)
@@ -52,7 +62,10 @@ class TrafficSource(Component):
     def step(self, cycle: int) -> None:
         dst = self.fixed_dst
         if dst < 0:
-            dst = self.pattern(self.topology, self.npu, self.rng, self.others)
+            if self.pattern is None:
+                dst = uniform_destination(self.sender.npus, self.npu, self.rng, self.others)
+            else:
+                dst = self.pattern(self.topology, self.npu, self.rng, self.others)
         self.sender.send(self.npu, dst, self.packet_bytes, None, self.packet_bytes, None, None, cycle, self.delay)
         if self.warmup <= cycle < self.end:
             self.generated += 1

@@ -300,12 +300,11 @@ class RouteTies:
 
     def ties(self, src: int, dst: int) -> int:
         """The tie bits of the pair's next message: `fixed`, or drawn for this message."""
-        fixed = self.fixed(src, dst)
-        if fixed is not None:
-            return fixed
         if self.multipath:
-            return self.pick(src, dst)
-        return self.topology.tie_dims(src, dst) & self.draws.next(src, dst)
+            fixed = self.fixed(src, dst)
+            return self.pick(src, dst) if fixed is None else fixed
+        tied = self.topology.tie_dims(src, dst) if self.at_random else 0  # (`fixed`'s test, read once)
+        return tied & self.draws.next(src, dst) if tied else 0
 
     def fixed(self, src: int, dst: int) -> int | None:
         """The tie bits every message of the pair gets without a draw (one minimal path, or ties
