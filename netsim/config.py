@@ -9,7 +9,6 @@ and the expected form.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import math
@@ -176,6 +175,8 @@ class Source:
 
 
 def did_you_mean(word: str, options) -> str:
+    import difflib  # (here: only a misspelt key needs it)
+
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

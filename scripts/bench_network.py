@@ -24,7 +24,9 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              (8x8 torus at 0.01, 0.1 and 0.3, 16x16 at 0.15; 4 VCs, 4-flit buffers and packets,
              1-cycle links, 4-stage router, BookSim's router model and conventions): BookSim2 runs
              first in its latency mode, netsim then simulates as many cycles; runs alternate,
-             --repeats each, medians; simulated cycles and flit hops per CPU second of both. Needs
+             --repeats each, medians; simulated cycles and flit hops per CPU second of both's whole
+             process, and per wall second of both's simulation alone (BookSim2's own "Total run time",
+             netsim's summary wall_time_s: the start-up of a Python process, ~0.2 s, left out). Needs
              `--booksim PATH` (a BookSim2 binary), else it prints the figures measured earlier on
              this machine kind.
 
@@ -277,12 +279,14 @@ def bench_booksim(args) -> None:
             config.write_text("".join(f"{key} = {value};\n" for key, value in settings.items()))
             walls = {"booksim": [], "netsim": []}
             cpus = {"booksim": [], "netsim": []}
+            sim_walls = {"booksim": [], "netsim": []}  # each one's own timing of its simulation
             cycles = booksim_hops = netsim_hops = None
             for _ in range(args.repeats):  # alternate: a machine's load drifts alike for both
                 wall, cpu, out = timed([args.booksim, str(config)])
                 walls["booksim"].append(wall)
                 cpus["booksim"].append(cpu)
                 cycles = int(re.search(r"Time taken is (\d+) cycles", out).group(1))
+                sim_walls["booksim"].append(float(re.search(r"Total run time ([0-9.]+)", out).group(1)))
                 # BookSim counts routers traversed; router-to-router flit hops are one fewer per flit
                 routers = float(re.findall(r"Hops average = ([0-9.]+)", out)[-1])
                 booksim_hops = rate * k * k * cycles * (routers - 1)
@@ -294,7 +298,9 @@ def bench_booksim(args) -> None:
                 summary = Path(folder) / "out" / "summary.json"
                 if not summary.exists():
                     sys.exit(f"netsim synth wrote no summary.json: {out[-500:]}")
-                netsim_hops = json.loads(summary.read_text())["flit_hops"]
+                figures = json.loads(summary.read_text())
+                netsim_hops = figures["flit_hops"]
+                sim_walls["netsim"].append(figures["wall_time_s"])
                 walls["netsim"].append(wall)
                 cpus["netsim"].append(cpu)
         booksim, ours = statistics.median(walls["booksim"]), statistics.median(walls["netsim"])
@@ -305,6 +311,11 @@ def bench_booksim(args) -> None:
               f"  per CPU second: cycles BookSim2 {cycles / booksim_cpu:,.0f}, netsim {cycles / ours_cpu:,.0f}; "
               f"flit hops BookSim2 {booksim_hops / booksim_cpu:,.0f} (estimated: offered flits x its mean hops), "
               f"netsim {netsim_hops / ours_cpu:,.0f}", flush=True)
+        booksim_sim, ours_sim = statistics.median(sim_walls["booksim"]), statistics.median(sim_walls["netsim"])
+        print(f"  simulation alone: BookSim2 {booksim_sim:.2f} s, netsim {ours_sim:.2f} s: netsim/BookSim2 "
+              f"{ours_sim / booksim_sim:.2f}x; per wall second: cycles BookSim2 {cycles / booksim_sim:,.0f}, netsim "
+              f"{cycles / ours_sim:,.0f}; flit hops BookSim2 {booksim_hops / booksim_sim:,.0f}, netsim "
+              f"{netsim_hops / ours_sim:,.0f}", flush=True)
 
 
 def main() -> None:

@@ -59,7 +59,12 @@ class Router(Component):
 
     def vacate(self, vc: VirtualChannel) -> None:
         """`vc` has sent its last packet's tail (called by its input unit)."""
-        self.occupied.remove(vc)
+        occupied = self.occupied
+        for i in range(len(occupied)):  # (list.remove, but a C loop compiled: remove is looked up by name)
+            if occupied[i] is vc:
+                del occupied[i]
+                return
+        raise ValueError(f"router {self.node}: vacating a VC that holds no packet")
 
     def moved(self, cycle: int) -> None:
         """A flit leaves this router at `cycle` (called by the crossbar)."""

@@ -28,8 +28,8 @@ cdef class SwitchAllocator:
     cpdef long long wait_for_vc(self, VirtualChannel vc, long long cycle, long long room) except? RAISED
     @cython.locals(packet=Packet)
     cpdef bint wants(self, VirtualChannel vc, OutputUnit out) except? RAISED
-    @cython.locals(port=InputUnit, ready=CycleQueue, at="long long", lo="long long", hi="long long", unknown="long long",
-                   room="long long")
+    @cython.locals(port=InputUnit, ready=CycleQueue, at="long long", out=OutputUnit, lo="long long", hi="long long",
+                   unknown="long long", room="long long")
     cpdef long long earliest_bid(self, VirtualChannel vc, long long cycle) except? RAISED
     @cython.locals(packet=Packet, remaining="long long", cpf="long long", port=InputUnit, limit="long long",
                    other=VirtualChannel, at="long long", count="long long", out_vc="long long", held="long long",

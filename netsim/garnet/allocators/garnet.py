@@ -176,8 +176,8 @@ class GarnetAllocator(SwitchAllocator):
         for port in self.picking:
             self.picked[port.index] = None
             if self.whole_packets:
-                self.wanted[port.index].clear()
-        self.picking.clear()
+                del self.wanted[port.index][:]  # (a C call compiled, where clear() of an attribute is looked up by name)
+        del self.picking[:]
 
     def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
