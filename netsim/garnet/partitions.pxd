@@ -52,10 +52,11 @@ cdef class PartitionForward:
     cpdef void arrived(self, Packet packet, long long latency)
     @cython.locals(route=tuple, units=tuple)
     cpdef tuple _units(self, Message message)
-    @cython.locals(loose=dict, other=Message)
+    @cython.locals(cycle="long long", order="long long", loose=dict, other=Message, first_cut="long long",
+                   other_order="long long")
     cpdef Partition _start(self, Message message)
     @cython.locals(deliveries=list, packets="long long", earliest="long long")
-    cpdef void _note_delivery(self, Message message)
+    cpdef void _note_delivery(self, Message message, long long first_cut, long long order)
     cpdef long long _packet_cycles(self, Message message) except? RAISED
     @cython.locals(packets="long long", partition=Partition)
     cpdef long long _earliest_delivery(self, Message message, long long cycle) except? RAISED
