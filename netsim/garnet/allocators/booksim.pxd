@@ -30,13 +30,13 @@ cdef class BookSimAllocator(SwitchAllocator):
                            long long room)
     @cython.locals(outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
-                   g="long long")
+                   g="long long", asked=list)
     cpdef void _allocate_vcs(self, long long cycle)
     @cython.locals(out=OutputUnit, out_vc="long long", option=OutputUnit, lo="long long", hi="long long")
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
     @cython.locals(ports="long long", outs="long long", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
-                   won="long long", alone="long long", share="long long", at="long long")
+                   won="long long", alone="long long", share="long long", at="long long", bidders=list)
     cpdef long long _allocate_switch(self, long long cycle) except? RAISED
     cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle,
                            long long share) except? RAISED

@@ -228,7 +228,8 @@ class BookSimAllocator(SwitchAllocator):
         for i in range(self.va_count):
             self.va_granted[self.va_asked[i]] = -1
         self.va_count = 0
-        del self.va_vcs[:]  # (a C call compiled, where clear() of an attribute is looked up by name)
+        asked = self.va_vcs  # (clear() of a typed local is a C call compiled; of an attribute, looked up by name)
+        asked.clear()
 
     def _take(self, vc, g: int, cycle: int) -> None:
         """`vc` accepts downstream VC `g` (global index), and with it the route it is on."""
@@ -288,7 +289,8 @@ class BookSimAllocator(SwitchAllocator):
                 self.sa_bid[p * outs + o] = -1
                 self.sa_askers[o] = 0
                 self.sa_granted[o] = -1
-        del self.sa_ports[:]
+        bidders = self.sa_ports  # (see _allocate_vcs)
+        bidders.clear()
         return wake_at
 
     def _cross(self, port, out, vc, cycle: int, share: int) -> int:

@@ -25,7 +25,7 @@ cdef class GarnetAllocator(SwitchAllocator):
     cpdef long long allocate(self, long long cycle) except? RAISED
     @cython.locals(count="long long", out=OutputUnit)
     cpdef long long _waiting(self, InputUnit port) except? RAISED
-    @cython.locals(port=InputUnit)
+    @cython.locals(port=InputUnit, wanted=list, picking=list)
     cpdef void _clear_picks(self)
     @cython.locals(ready=CycleQueue, port=InputUnit, out=OutputUnit, at="long long", out_vc="long long",
                    room="long long")

@@ -176,8 +176,10 @@ class GarnetAllocator(SwitchAllocator):
         for port in self.picking:
             self.picked[port.index] = None
             if self.whole_packets:
-                del self.wanted[port.index][:]  # (a C call compiled, where clear() of an attribute is looked up by name)
-        del self.picking[:]
+                wanted = self.wanted[port.index]  # (clear() of a typed local is a C call compiled; of an
+                wanted.clear()  # attribute or an item, looked up by name)
+        picking = self.picking
+        picking.clear()
 
     def _lone(self, vc: VirtualChannel, cycle: int) -> int:
         """SA-I and SA-II with `vc` the only VC of the router holding a packet."""
