@@ -33,12 +33,12 @@ cdef class CycleClock:
     cpdef void wake(self, Component component, long long cycle)
     @cython.locals(slot="long long")
     cpdef list bucket(self, long long cycle)
-    @cython.locals(slot="long long")
+    @cython.locals(bucket=list, slot="long long")
+    cpdef bint _place(self, Component component, long long cycle) except? RAISED
+    @cython.locals(slot="long long", bucket=list)
     cpdef void _drop(self, long long cycle)
     @cython.locals(cycles=list)
     cpdef tuple sketch(self, long long c)
-    @cython.locals(bucket=list, slot="long long")
-    cpdef void _place(self, Component component, long long cycle)
     cpdef void _arm(self, long long cycle)
     @cython.locals(due=list, bucket=list, component=Component, cycle="long long", budget="long long",
                    clock_ghz=double, at=double, limit=double)

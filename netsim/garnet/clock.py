@@ -9,8 +9,8 @@ The calendar is the clock's own: a heap of the cycles that have a bucket, and th
 of `WHEEL` slots, cycle c's at c % WHEEL while no other pending cycle holds that slot (one that finds
 it held, WHEEL cycles or more ahead, keeps its bucket aside in `overflow`). A dict by cycle took a
 third more work per wake-up: its keys come and go in cycle order, and the slots they leave made
-every look-up of a new cycle probe on. It keeps at most one simpy event armed, for its earliest cycle, and after a cycle it runs the following ones itself, without
-a simpy event, for as long as they come strictly before anything else on the simpy queue
+every look-up of a new cycle probe on. The clock keeps at most one simpy event armed, for its
+earliest cycle, and after a cycle it runs the following ones itself, without a simpy event, for as long as they come strictly before anything else on the simpy queue
 (`env.peek()`) and no later than the end of the current `Network.run` (`limit`): simpy would have
 run them next anyway, in the same order. It hands back to simpy at least every `INLINE_CYCLES`
 cycles, so that a run's monitor (progress, link sampling, Ctrl-C), called between simpy events,
@@ -86,19 +86,9 @@ class CycleClock:
         if cycle < component.next_wake:
             component.next_wake = cycle
             slot = cycle & (WHEEL - 1)
-            if self.slot_cycle[slot] == cycle:
+            if self.slot_cycle[slot] == cycle:  # (the usual case: the cycle has its bucket already)
                 self.slots[slot].append(component)
-                return
-            if self.overflow and cycle in self.overflow:
-                self.overflow[cycle].append(component)
-                return
-            if self.slot_cycle[slot] < 0:
-                self.slot_cycle[slot] = cycle
-                self.slots[slot].append(component)
-            else:
-                self.overflow[cycle] = [component]
-            heappush(self.due, cycle)
-            if cycle < self.armed:
+            elif self._place(component, cycle) and cycle < self.armed:
                 self._arm(cycle)
 
     def bucket(self, cycle: int) -> list | None:
@@ -108,6 +98,23 @@ class CycleClock:
         slot = cycle & (WHEEL - 1)
         return self.slots[slot] if self.slot_cycle[slot] == cycle else None
 
+    def _place(self, component: Component, cycle: int) -> bool:
+        """Append `component` to `cycle`'s bucket, whatever its next_wake; returns True if the bucket
+        is new (a cycle the calendar did not have)."""
+        bucket = self.bucket(cycle)
+        if bucket is not None:
+            bucket.append(component)
+            return False
+        slot = cycle & (WHEEL - 1)
+        if self.slot_cycle[slot] < 0:
+            self.slot_cycle[slot] = cycle
+            bucket = self.slots[slot]
+            bucket.append(component)
+        else:
+            self.overflow[cycle] = [component]
+        heappush(self.due, cycle)
+        return True
+
     def _drop(self, cycle: int) -> None:
         """Forget `cycle`'s bucket (it has been stepped, or moves: `jump`)."""
         if self.overflow and cycle in self.overflow:
@@ -115,7 +122,8 @@ class CycleClock:
         else:
             slot = cycle & (WHEEL - 1)
             self.slot_cycle[slot] = -1
-            del self.slots[slot][:]
+            bucket = self.slots[slot]  # (emptied in place, as a typed local: a C call compiled)
+            bucket.clear()
 
     def last_inline_cycle(self) -> int:
         """The last cycle the calendar could run without handing back to simpy (the rule of `_fire`:
@@ -146,23 +154,10 @@ class CycleClock:
             self._drop(cycle)
         self.due.clear()
         for cycle, bucket in moved:
-            for component in bucket:  # (its next_wake moved with its partition or network: `shift`)
+            for component in bucket:  # (stale entries move too; next_wake moved with its network: `shift`)
                 self._place(component, cycle + span)
         self.cycle += span
         self.env._now = self.ns(self.cycle)
-
-    def _place(self, component: Component, cycle: int) -> None:
-        """Put `component` in `cycle`'s bucket, whatever its next_wake (`jump`: stale entries move too)."""
-        bucket = self.bucket(cycle)
-        if bucket is None:
-            slot = cycle & (WHEEL - 1)
-            if self.slot_cycle[slot] < 0:
-                self.slot_cycle[slot] = cycle
-                bucket = self.slots[slot]
-            else:
-                bucket = self.overflow[cycle] = []
-            heappush(self.due, cycle)
-        bucket.append(component)
 
     def _arm(self, cycle: int) -> None:
         """Have simpy run the calendar at `cycle`; an event armed for a later cycle goes stale."""

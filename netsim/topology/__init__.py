@@ -24,10 +24,12 @@ class TopologyKind(NamedTuple):
 
     @property
     def spec(self) -> type:
+        """The kind's spec dataclass (its module imported now, if it was not)."""
         return getattr(import_module(f"netsim.topology.{self.module}"), self.spec_name)
 
     @property
     def build(self) -> Callable[[object, str], Topology]:
+        """The kind's builder (its module imported now, if it was not)."""
         return getattr(import_module(f"netsim.topology.{self.module}"), self.build_name)
 
 
