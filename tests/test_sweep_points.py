@@ -83,8 +83,9 @@ def test_progress_counts_the_running_points_share(tmp_path):
 
 def test_the_view_moves_while_the_first_points_run(tmp_path):
     study_file = tmp_path / "slow.toml"
-    study_file.write_text(STUDY.format(size="16MiB"))  # points of seconds, on the compiled core too (4 MiB ran out
-    # before a view refresh there)
+    # points of two seconds of run on the compiled core: a point writes its progress a second into its
+    # run (ProgressFile.period), and 16 MiB points, 1.4 s, once ended too soon after it in CI
+    study_file.write_text(STUDY.format(size="64MiB"))
     view = Recorder()
     view.period = 0.1
     run_study(load_study(study_file), jobs=2, view=view)
