@@ -46,7 +46,7 @@ def core_extensions() -> list:
         # core never indexes with a negative number (VC and port indices are checked >= 0 first)
         "boundscheck": False, "wraparound": False,
         # nor a check that a typed array attribute is set before each read (every unit and allocator
-        # sets its arrays in __init__; 2% of an 8x8 run at load 0.3)
+        # sets its arrays in __init__; 2.5% of an 8x8 run's instructions at load 0.3)
         "initializedcheck": False,
     })
     for extension in extensions:

@@ -56,7 +56,7 @@ class PacketStats:
 class WindowTally:
     """Synthetic traffic's count of the packets that arrive, against its measured window of cycles
     [warmup, end): the flits accepted in it, and the statistics of the packets created in it (run per
-    packet: a Python call each was 3% of an 8x8 torus's run at load 0.1)."""
+    packet, so compiled with the core rather than a Python call each)."""
 
     __slots__ = ("warmup", "end", "accepted_flits", "measured_in", "stats")
 

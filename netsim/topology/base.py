@@ -303,7 +303,7 @@ class RouteTies:
         if self.multipath:
             fixed = self.fixed(src, dst)
             return self.pick(src, dst) if fixed is None else fixed
-        tied = self.topology.tie_dims(src, dst) if self.at_random else 0  # (`fixed`'s test, read once)
+        tied = self._drawn(src, dst)
         return tied & self.draws.next(src, dst) if tied else 0
 
     def fixed(self, src: int, dst: int) -> int | None:
@@ -312,9 +312,11 @@ class RouteTies:
         if self.multipath:
             paths = self.topology.paths(src, dst)
             return paths[0][0] if len(paths) == 1 else None
-        if not self.at_random or not self.topology.tie_dims(src, dst):
-            return 0
-        return None
+        return None if self._drawn(src, dst) else 0
+
+    def _drawn(self, src: int, dst: int) -> int:
+        """Bit mask of the ring dimensions whose antipode ties the pair's messages draw (0: none)."""
+        return self.topology.tie_dims(src, dst) if self.at_random else 0
 
     def pick(self, src: int, dst: int) -> int:
         """The tie bits of a path drawn uniformly among `Topology.paths(src, dst)` for the pair's
