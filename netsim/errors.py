@@ -53,6 +53,11 @@ class PartitionConflict(Exception):
     with the whole-network fast-forward."""
 
 
+class QuotientConflict(Exception):
+    """Traffic the packet backend cannot run on the quotient it folded a symmetric run onto (netsim.garnet.quotient):
+    not an error, the signal to simulate the run again with every copy sent (`garnet.symmetry = "copies"`)."""
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -65,6 +65,7 @@ class GarnetConfig:
     fidelity: str = setting("flit", parse=choice("flit", "packet"), help="flit-accurate, or packets moving as units (virtual cut-through)")
     deadlock_cycles: int = setting(100000, parse=positive_int, help="cycles a router may hold ready flits without sending one before a deadlock is reported")
     fast_forward: str = setting("partitions", parse=choice("partitions", "network", "off"), help="skipping repeated steady states, exactly (the same results): per partition, groups of messages that share no port, each on its own (partitions; a run where a message would start through a partition skipped ahead is simulated again with network), only when the whole network repeats (network), or never (off)")
+    symmetry: str = setting("quotient", parse=choice("quotient", "copies"), help="a symmetric collective (one NPU standing for all) on a torus whose messages repeat every m NPUs along each ring: simulated on the torus of m NPUs per ring, every statistic read back onto each copy (quotient; the same results), or with every member's copy sent through the whole torus (copies)")
     dim: tuple = setting((), parse=dim_overrides, help="per-dimension overrides: [garnet.dim.N] with vcs, buffer_flits, link_latency")
 
     def for_dim(self, dim: int, key: str) -> Any:

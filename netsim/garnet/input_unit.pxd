@@ -23,7 +23,7 @@ cdef class VirtualChannel:
     cdef public OutputUnit out
     cdef public long long lo, hi
     cdef public object options
-    cdef public long long out_vc, head_from, tail_left, peak, residency
+    cdef public long long out_vc, head_from, tail_left, peak, popped_in, popped, residency
 
     cpdef void route_to(self, OutputUnit out, long long lo, long long hi) noexcept
     cpdef void offer(self, tuple options)
@@ -43,9 +43,10 @@ cdef class InputUnit:
 
     @cython.locals(at="long long")
     cpdef long long next_free(self, long long cycle) except? RAISED
-    @cython.locals(ready=CycleQueue)
+    @cython.locals(ready=CycleQueue, count="long long")
     cpdef void receive(self, VirtualChannel vc, Packet packet, bint head, Departures departures, long long delay)
-    @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long")
+    @cython.locals(ready=CycleQueue, count="long long", last="long long", waited="long long", sent="long long",
+                   cycle="long long")
     cpdef bint send_flits(self, VirtualChannel vc, Departures departures) except? RAISED
     @cython.locals(vc=VirtualChannel, packet=Packet)
     cpdef void in_flight(self, dict into)

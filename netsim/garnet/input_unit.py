@@ -26,7 +26,7 @@ class VirtualChannel:
     VC allocation takes one."""
 
     __slots__ = ("port", "index", "rank", "ready", "front", "behind", "sent", "out", "lo", "hi", "options", "out_vc",
-                 "head_from", "tail_left", "peak", "residency")
+                 "head_from", "tail_left", "peak", "popped_in", "popped", "residency")
 
     def __init__(self, port: "InputUnit", index: int, depth: int):
         self.port = port
@@ -45,6 +45,8 @@ class VirtualChannel:
         self.head_from = 0  # the allocator's own gate for the front head (a pipeline stage's cycle)
         self.tail_left = -NEVER  # cycle the last packet's tail left this VC
         self.peak = 0  # most flits held or on the wire towards it (credits in use)
+        self.popped_in = -NEVER  # the last cycle flits were sent on from here (their credits still in use then)
+        self.popped = 0  # how many were in that cycle
         self.residency = 0  # flit-cycles spent in this buffer (mean occupancy = residency / cycles)
 
 
@@ -134,8 +136,11 @@ class InputUnit:
                 self.router.occupy(vc)
             else:
                 vc.behind.append(packet)
-        if ready.count > vc.peak:
-            vc.peak = ready.count
+        count = ready.count
+        if vc.popped_in == self.router.clock.cycle:  # sent on this cycle before these came: their credits
+            count += vc.popped  # are still in use, as if this router had stepped after the sender
+        if count > vc.peak:
+            vc.peak = count
 
     def send_flits(self, vc: VirtualChannel, departures) -> bool:
         """Flits leave the front of `vc` at `departures`; their credits go back upstream. Returns
@@ -144,6 +149,12 @@ class InputUnit:
         ready = vc.ready
         count = departures.count
         last = departures.last
+        cycle = self.router.clock.cycle
+        if vc.popped_in == cycle:
+            vc.popped += count
+        else:
+            vc.popped_in = cycle
+            vc.popped = count
         if count == 1:
             vc.residency += last - ready.pop() + self.stage
         else:

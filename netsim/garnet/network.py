@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Hashable
 import simpy
 
 from netsim.api import Network
-from netsim.errors import ConfigError, InvariantError
+from netsim.errors import ConfigError, InvariantError, QuotientConflict
 from netsim.garnet import core, deadlock
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
@@ -60,6 +60,7 @@ from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
 from netsim.garnet.partitions import PartitionForward
+from netsim.garnet.quotient import Quotient, fold
 from netsim.garnet.router import Router
 from netsim.garnet.routes import RouteTables
 from netsim.garnet.routing import ROUTING
@@ -99,6 +100,8 @@ class GarnetNetwork(Network):
         core.notice_once()
         cfg = getattr(config, "garnet", config) or GarnetConfig()
         self.config = cfg
+        self._options = dict(check_invariants=check_invariants, dateline=dateline, seed=seed, batch=batch,
+                             fast_forward=fast_forward)  # (sibling)
         self.params = params = Params(cfg, topology)
         self.model = ALLOCATORS[cfg.allocator]
         problem = self.model.check(cfg.router_latency)
@@ -126,6 +129,8 @@ class GarnetNetwork(Network):
         self.sender = Sender(self)  # (send_message)
         self._handed_off: simpy.Event | None = None  # (handed_off)
         self._message_paths: MessagePaths | None = None  # (uniform_orbit)
+        self.quotient: Quotient | None = None  # the network that runs a folded symmetric run (quotient.py)
+        self._unfolded = False  # a symmetric run chose every copy sent: no later one may fold
 
     # ------------------------------------------------------------------ construction
     def _build(self, batch: bool) -> None:
@@ -260,14 +265,33 @@ class GarnetNetwork(Network):
         with `dst`, ending at that NPU's NIC (routing units that build a packet's own route)."""
         return self.routes.path_table(link_ids, classes, dst)
 
+    def sibling(self, topology: Topology) -> GarnetNetwork:
+        """A network of this one's settings on `topology`, in the same simpy Environment (quotient.py)."""
+        return GarnetNetwork(topology, self.env, self.config, **self._options)
+
+    def route_ports(self, src: int, dst: int) -> tuple[list[int], list[int], list[tuple]]:
+        """The route src -> dst as (its link ids, each one's VC class, and per router on it the input
+        unit it arrives on and the output unit it leaves on); for deterministic routes (quotient.py)."""
+        links = self.topology.link_ids(self.topology.route(src, dst))
+        ports = [self._injector_of[links[0]].out.dst_port]
+        ports += [self.link_units[link].dst_port for link in links]
+        outs = [self.link_units[link] for link in links] + [self._eject_of[links[-1]]]
+        return links, self.routing.hop_classes(links), list(zip(ports, outs))
+
     def run(self, until: float | None = None, monitor=None) -> bool:
         """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)
         without simpy events, so it must not go past `until` on its own."""
-        self.clock.limit = math.inf if until is None else until
+        self._limit(math.inf if until is None else until)
         try:
             return super().run(until, monitor)
         finally:
-            self.clock.limit = math.inf
+            self._limit(math.inf)
+
+    def _limit(self, until: float) -> None:
+        """The time the clocks (this network's, its quotient's) may not run past on their own."""
+        self.clock.limit = until
+        if self.quotient is not None:
+            self.quotient.network.clock.limit = until
 
     # ------------------------------------------------------------------ traffic
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
@@ -286,6 +310,8 @@ class GarnetNetwork(Network):
         `cycle`: the current cycle, from a caller stepped by the clock (else read from the clock);
         `delay`: cycles before the NIC may start it, beyond the topology's NIC latency. `nbytes`: a
         Python int (`Endpoint.send` makes it one), which the compiled build's typed code needs."""
+        if self.quotient is not None:
+            raise QuotientConflict(f"a message {src} -> {dst} outside the symmetric run folded onto a quotient")
         now = self.clock.now_cycle() if cycle is None else cycle
         return self.sender.send(src, dst, nbytes, tag, packet_bytes, handed_off, on_delivered, now, delay)
 
@@ -325,7 +351,15 @@ class GarnetNetwork(Network):
         return MirroredOrbit(pairs, routes)
 
     def mirror(self, orbits: list[MirroredOrbit]) -> bool:
-        """Run these orbits from now on (always possible: every copy is sent)."""
+        """Run these orbits from now on (always possible): on a quotient of the torus where the first
+        symmetric run's orbits fold (quotient.py), else with every copy sent."""
+        if self.quotient is not None:
+            self.quotient.admit(orbits)
+        elif self.config.symmetry == "quotient" and not self._unfolded and not self.messages_sent:
+            self.quotient = fold(self, orbits)
+            if self.quotient is not None:
+                self.quotient.network.clock.limit = self.clock.limit
+        self._unfolded = self.quotient is None
         self.stands_for(max(len(orbit.pairs) for orbit in orbits))
         return True
 
@@ -334,6 +368,9 @@ class GarnetNetwork(Network):
         `arrived()` when the copy to `receiver` (the NPU whose endpoint it delivers to) arrives."""
         self.messages_sent += len(orbit.pairs)
         self.count_orbit_bytes(orbit.senders, (), nbytes)
+        if self.quotient is not None:
+            self.quotient.send(src, dst, nbytes, orbit, lambda: self._orbit_arrived(orbit, nbytes, arrived), receiver)
+            return
         copies = MirroredSend(receiver, orbit, nbytes, arrived)
         packet_bytes, delivered = self.packet_bytes, self._copy_delivered
         now = self.clock.now_cycle()
@@ -341,6 +378,12 @@ class GarnetNetwork(Network):
         for (copy_src, copy_dst), route in zip(orbit.pairs, orbit.routes):  # as send_message sends each
             route[3].submit(Message(copy_src, copy_dst, route, copies, nbytes, packet_bytes, now, now + route[2], None,
                                     delivered))
+
+    def _orbit_arrived(self, orbit: MirroredOrbit, nbytes: int, arrived) -> None:
+        """Every copy of a message of `orbit` arrived (in the quotient, as their images did)."""
+        self.messages_delivered += len(orbit.pairs)
+        self.count_orbit_bytes((), orbit.receivers, nbytes)
+        arrived()
 
     def _copy_delivered(self, message: Message) -> None:
         copies = message.tag
@@ -444,6 +487,8 @@ class GarnetNetwork(Network):
 
     def check_drained(self) -> None:
         """At the end of a run: no flit anywhere, all credits home, every byte delivered exactly once."""
+        if self.quotient is not None:
+            self.quotient.network.check_drained()
         self.check_flow_control()
         if self.packets_in_network or self.flits_in_flight():
             raise InvariantError(f"{self.packets_in_network} packets still in the network")
@@ -463,7 +508,8 @@ class GarnetNetwork(Network):
         # a flit is counted when sent, but a step may send flits that leave in later cycles, and the
         # clock may have run cycles past simpy's time: without that part a sampling interval could
         # hold more busy time than it lasts
-        return link_counters(self.link_units, self.env.now * self.clock.clock_ghz, self.clock)
+        observed = self.observed
+        return link_counters(observed.link_units, self.env.now * self.clock.clock_ghz, observed.clock)
 
     def link_columns(self) -> dict[str, list]:
         link_bytes, busy_ns = self.link_counters()
@@ -475,29 +521,44 @@ class GarnetNetwork(Network):
         frames = super().stats()
         frames["nic_links"] = nic_frame(self)
         frames["vcs"] = vc_frame(self)
-        summary = self.packet_stats.summary()
+        observed = self.observed
+        packet_stats = observed.packet_stats
+        summary = packet_stats.summary()
         summary["cycles"] = self.clock.now_cycle()
-        summary["events"] = self.clock.steps
+        summary["events"] = observed.clock.steps
         frames["packets"] = pd.DataFrame([summary])
-        if self.packet_stats.histogram:
-            frames["packet_latency"] = pd.DataFrame(latency_table(self.packet_stats.histogram))
+        if packet_stats.histogram:
+            frames["packet_latency"] = pd.DataFrame(latency_table(packet_stats.histogram))
         return frames
+
+    @property
+    def observed(self):
+        """What the statistics read (link and NIC units, VCs, packets, the clock that stepped them): this
+        network, or the quotient that ran its traffic, read onto its links (quotient.py)."""
+        return self if self.quotient is None else self.quotient
+
+    def vc_ports(self) -> list[tuple]:
+        """(router, input unit, its VCs) of every input port: the rows of the VC table."""
+        return [(router.node, port, port.vcs) for router in self.routers for port in router.inputs]
 
     def events_so_far(self) -> int:
         """simpy events plus the cycle clock's component steps (which run without simpy events),
         also under `env.run` (synthetic traffic)."""
-        return self.events + self.clock.steps
+        return self.events + self.observed.clock.steps
 
     @property
     def packets_in_network(self) -> int:
         """Packets cut from their messages that have not arrived (the packet statistics count both)."""
-        return self.packet_stats.cut - self.packet_stats.packets
+        packet_stats = self.observed.packet_stats
+        return packet_stats.cut - packet_stats.packets
 
     def fast_forward_figures(self) -> dict:
         """What the steady-state fast-forward did (summary.json's `fast_forward`): whether it was on and
         which (`mode`), the cycles simulated, how many it skipped and in how many jumps; per partition,
         the partitions found and the cycles they lived, summed, of which `skipped_cycles` were skipped
         (`skipped_share`: of the cycles simulated, for the whole network)."""
+        if self.quotient is not None:
+            return self.quotient.network.fast_forward_figures()
         ff = self.fast_forward
         cycles = self.clock.now_cycle()
         figures = {"on": ff is not None, "mode": self.config.fast_forward if ff else "off", "cycles": cycles,
@@ -510,4 +571,8 @@ class GarnetNetwork(Network):
 
     def flit_hops(self) -> int:
         """Router-to-router flit traversals so far (the benchmark's unit of work)."""
-        return sum(o.flits for o, inner in zip(self.link_units, self.between_routers) if inner)
+        return sum(o.flits for o, inner in zip(self.observed.link_units, self.between_routers) if inner)
+
+    def folded_to(self) -> list[int] | None:
+        """NPUs per dimension of the quotient that ran this network's traffic (summary.json), or None."""
+        return None if self.quotient is None else list(self.quotient.sizes)

@@ -39,6 +39,16 @@ class PacketStats:
         histogram[latency] = histogram.get(latency, 0) + 1
         return latency
 
+    def times(self, copies: int) -> PacketStats:
+        """These statistics `copies` times over: a quotient's packets read as those of every copy of it
+        (quotient.py)."""
+        total = PacketStats()
+        total.cut, total.packets, total.flits = self.cut * copies, self.packets * copies, self.flits * copies
+        total.bytes, total.hops = self.bytes * copies, self.hops * copies
+        total.latency, total.network_latency = self.latency * copies, self.network_latency * copies
+        total.histogram = {cycles: packets * copies for cycles, packets in self.histogram.items()}
+        return total
+
     def summary(self) -> dict:
         n = self.packets or 1
         return {

@@ -19,7 +19,7 @@ def link_extra(network) -> dict:
     """Extra per-link columns (topology link order): flits, busy cycles, buffers, credit stalls."""
     cycles = max(1, network.clock.now_cycle())
     ns = network.clock.ns
-    outs = network.link_units
+    outs = network.observed.link_units
     nan = float("nan")  # a NIC's ejection buffer is not modelled as flits held
     return {
         "flits": [o.flits for o in outs],
@@ -38,9 +38,9 @@ def vc_frame(network) -> pd.DataFrame:
     import pandas as pd
 
     cycles = max(1, network.clock.now_cycle())
-    rows = [{"router": router.node, "port": port.name, "link_id": port.link_id, "vc": vc.index,
+    rows = [{"router": node, "port": port.name, "link_id": port.link_id, "vc": index,
              "max_flits": vc.peak, "mean_flits": vc.residency / cycles, "buffer_flits": port.depth}
-            for router in network.routers for port in router.inputs for vc in port.vcs]
+            for node, port, vcs in network.observed.vc_ports() for index, vc in enumerate(vcs)]
     return pd.DataFrame(rows, columns=["router", "port", "link_id", "vc", "max_flits", "mean_flits", "buffer_flits"])
 
 
@@ -53,5 +53,5 @@ def nic_frame(network) -> pd.DataFrame:
     rows = [{"npu": npu, "kind": kind, "link_id": link_id, "flits": port.flits, "bytes": port.bytes,
              "busy_cycles": port.flits * port.cpf, "utilization": port.flits * port.cpf / cycles,
              "credit_stall_time_ns": network.clock.ns(port.stall)}
-            for npu, kind, link_id, port in network.nic_ports]
+            for npu, kind, link_id, port in network.observed.nic_ports]
     return pd.DataFrame(rows)

@@ -1,0 +1,115 @@
+"""Symmetric runs folded onto a quotient torus (netsim.garnet.quotient): every table the same as with every
+copy sent through the whole torus; traffic that does not fold is refused, and the runner sends every copy."""
+
+from __future__ import annotations
+
+import pytest
+
+from netsim.backends import create_network
+from netsim.errors import QuotientConflict
+from netsim.network_config import load_network
+from netsim.progress import RunMonitor
+from netsim.runner import _attempts, run_collective
+from system import build_systems, load_system
+
+TABLES = ("links", "nic_links", "vcs", "packets", "packet_latency", "npus")
+
+
+def collective(network: str, overrides: list, kind: str, algorithm: str, nbytes: int, symmetry: str):
+    config = load_network(network, backend="garnet", overrides=[*overrides, (["garnet", "symmetry"], symmetry)])
+    dims = len(config.build_topology().dims)
+    return run_collective(config, load_system("default", [([f"{kind}-implementation"], [algorithm] * dims)]), kind,
+                          nbytes)
+
+
+def assert_same_tables(folded, copies):
+    assert folded.summary["collective_time_ns"] == copies.summary["collective_time_ns"]
+    assert folded.summary["max_link_utilization"] == copies.summary["max_link_utilization"]
+    for name in TABLES:
+        ours, theirs = folded.tables[name], copies.tables[name]
+        if name == "packets":  # component steps: the quotient steps fewer
+            ours, theirs = ours.drop(columns=["events"]), theirs.drop(columns=["events"])
+        assert ours.equals(theirs), name
+
+
+@pytest.mark.parametrize("network, overrides, kind, algorithm, folded_to", [
+    # flit fidelity: a VC's peak used to depend on which router stepped first in a cycle (not the same at
+    # the wrap-around link's images)
+    ("ring-8", [(["garnet", "fidelity"], "flit")], "all-reduce", "ring", [4]),
+    ("torus-4x4", [(["topology", "dims"], [8, 8]), (["garnet", "fidelity"], "packet")], "all-reduce", "ring", [4, 4]),
+    ("torus-4x4", [(["topology", "dims"], [6, 6]), (["garnet", "fidelity"], "packet")], "reduce-scatter", "ring",
+     [3, 3]),
+    ("torus-4x4", [(["topology", "dims"], [8, 8]), (["garnet", "allocator"], "booksim"),
+                   (["garnet", "router_latency"], 4)], "all-gather", "ring", [4, 4]),
+    ("torus-4x4", [(["topology", "dims"], [8, 4]), (["garnet", "routing"], "dor-booksim"),
+                   (["garnet", "fidelity"], "packet")], "all-to-all", "ring", [4, 4]),
+    ("torus-2x4x4", [(["topology", "dims"], [8, 4, 4]), (["garnet", "fidelity"], "packet")], "all-reduce", "ring",
+     [4, 4, 4]),
+])
+def test_a_folded_run_reports_what_every_copy_reports(network, overrides, kind, algorithm, folded_to):
+    """Every statistic of a run on the quotient, read back onto the torus, is the one of the run that sends
+    every copy through the whole torus: bit for bit, per link, NIC port, VC and packet."""
+    folded = collective(network, overrides, kind, algorithm, 2**20, "quotient")
+    copies = collective(network, overrides, kind, algorithm, 2**20, "copies")
+    assert folded.summary["folded_to"] == folded_to and copies.summary["folded_to"] is None
+    assert_same_tables(folded, copies)
+    assert folded.summary["events"] < copies.summary["events"]
+
+
+@pytest.mark.parametrize("network, overrides, algorithm", [
+    ("switch-16", [], "ring"),  # not a torus
+    ("torus-4x4", [(["topology", "dims"], [8, 8]), (["garnet", "fidelity"], "packet")], "direct"),  # peers 4 away
+    # one NIC port feeds the links of both dimensions, in another order at the wrap-around routers
+    ("torus-4x4", [(["topology", "dims"], [8, 8]), (["garnet", "nic_ports"], "single"),
+                   (["garnet", "fidelity"], "packet")], "ring"),
+])
+def test_a_run_that_does_not_fold_sends_every_copy(network, overrides, algorithm):
+    folded = collective(network, overrides, "all-reduce", algorithm, 2**18, "quotient")
+    assert folded.summary["folded_to"] is None
+    assert_same_tables(folded, collective(network, overrides, "all-reduce", algorithm, 2**18, "copies"))
+
+
+def test_counters_read_midway_are_those_of_every_copy():
+    """The live view reads link counters and packets in flight during a run: the same as every copy's."""
+    readings = []
+    for symmetry in ("quotient", "copies"):
+        config = load_network("ring-8", backend="garnet", overrides=[(["garnet", "symmetry"], symmetry)])
+        network = create_network("garnet", config.build_topology(), config=config)
+        for system in build_systems(network, load_system("default")):
+            system.all_reduce(2**20)
+        network.run(until=15000.0)
+        link_bytes, busy = network.link_counters()
+        readings.append((list(link_bytes), list(busy), network.packets_in_network, network.flit_hops(),
+                         network.folded_to()))
+    (*ours, folded_to), (*theirs, unfolded) = readings
+    assert ours == theirs and ours[2] > 0
+    assert folded_to == [4] and unfolded is None
+
+
+def test_traffic_beside_a_folded_run_is_refused():
+    """A message that is not a copy of the representative's cannot run on the quotient: QuotientConflict."""
+    network = create_network("garnet", load_network("ring-8").build_topology())
+    for system in build_systems(network, load_system("default")):
+        system.all_reduce(2**20)
+    network.run(until=1000.0)
+    assert network.folded_to() == [4]
+    with pytest.raises(QuotientConflict, match="a message 2 -> 3 outside the symmetric run folded onto a quotient"):
+        network.endpoint(2).post(3, 2**20, "beside")
+
+
+def test_the_runner_sends_every_copy_after_a_quotient_conflict():
+    """_attempts: an attempt that raised QuotientConflict is run again with garnet.symmetry = 'copies' (still
+    symmetric), and the summary's warnings say so."""
+    calls = []
+
+    def attempt(symmetric: bool, network_cfg):
+        calls.append((symmetric, network_cfg.garnet.symmetry))
+        if network_cfg.garnet.symmetry == "quotient":
+            raise QuotientConflict("a message 2 -> 3 outside the symmetric run folded onto a quotient")
+        return "every copy's result"
+
+    monitor = RunMonitor()
+    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "every copy's result"
+    assert calls == [(True, "quotient"), (True, "copies")]
+    assert monitor.notes == ["a message 2 -> 3 outside the symmetric run folded onto a quotient: simulated again "
+                             "with garnet.symmetry = 'copies'"]
