@@ -17,7 +17,8 @@ induction on time they stay in step. Only the representatives' loops run: a coll
 symmetric one (its orbits spread over the slot's communicators), a point-to-point message as one
 message to the peer class's representative standing for every member's. Congestion-unaware
 backends (`mirrors == "members"`: messages never meet) and the packet backend (`"copies"`: every
-member's copy is sent, and their arrivals in one cycle are checked: netsim.garnet.mirrored); the
+member's copy is sent, and their arrivals in one cycle are checked: netsim.garnet.mirrored; on a torus
+the planned orbits may fold onto a quotient torus, netsim.garnet.quotient); the
 congestion-aware backend runs per message.
 """
 
@@ -77,6 +78,11 @@ class Lockstep:
         if key not in self._orbits:
             self._orbits[key] = symmetric_orbits(comm, self.network, plans, images)
         return self._orbits[key]
+
+    def planned_orbits(self) -> list:
+        """Every orbit the plan found: of the collective slots' phases and of the peer slots."""
+        orbits = [orbit for planned in self._orbits.values() if planned for orbit in planned[1].values()]
+        return orbits + [orbit for peers in self._peer_orbits.values() for orbit in peers.values()]
 
     def endpoint(self, npu: int, endpoint):
         """The point-to-point NetworkAPI of representative `npu` (its messages stand for its class's)."""
@@ -187,5 +193,8 @@ def plan_lockstep(systems: list, role_of) -> Lockstep | None:
                 or not lockstep.add_peers(members, roles, classes)):
             return None
     network.stands_for(max(len(members) for members in classes.values()))
+    orbits = lockstep.planned_orbits()
+    if orbits:
+        network.mirror(orbits)  # (the packet backend may fold them onto a quotient torus)
     first.scheduler.symmetric.use_lockstep(lockstep)
     return lockstep

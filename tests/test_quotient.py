@@ -9,8 +9,9 @@ from netsim.backends import create_network
 from netsim.errors import QuotientConflict
 from netsim.network_config import load_network
 from netsim.progress import RunMonitor
-from netsim.runner import _attempts, run_collective
+from netsim.runner import _attempts, run_collective, run_training
 from system import build_systems, load_system
+from workload import load_workload
 
 TABLES = ("links", "nic_links", "vcs", "packets", "packet_latency", "npus")
 
@@ -49,11 +50,26 @@ def assert_same_tables(folded, copies):
 def test_a_folded_run_reports_what_every_copy_reports(network, overrides, kind, algorithm, folded_to):
     """Every statistic of a run on the quotient, read back onto the torus, is the one of the run that sends
     every copy through the whole torus: bit for bit, per link, NIC port, VC and packet."""
-    folded = collective(network, overrides, kind, algorithm, 2**20, "quotient")
-    copies = collective(network, overrides, kind, algorithm, 2**20, "copies")
+    folded = collective(network, overrides, kind, algorithm, 2**19, "quotient")
+    copies = collective(network, overrides, kind, algorithm, 2**19, "copies")
     assert folded.summary["folded_to"] == folded_to and copies.summary["folded_to"] is None
     assert_same_tables(folded, copies)
     assert folded.summary["events"] < copies.summary["events"]
+
+
+def test_a_training_run_in_lockstep_folds_with_the_same_tables():
+    """A data-parallel loop runs one NPU in lockstep (system.lockstep), its orbits planned before the run: on
+    ring-16 they fold onto 4 NPUs, and every table (the link time series too) is every copy's."""
+    runs = []
+    for symmetry in ("quotient", "copies"):
+        config = load_network("ring-16", backend="garnet", overrides=[(["garnet", "fidelity"], "packet"),
+                                                                      (["garnet", "symmetry"], symmetry)])
+        runs.append(run_training(config, load_system("default"), load_workload("Resnet50_DataParallel")))
+    folded, copies = runs
+    assert folded.summary["folded_to"] == [4] and folded.summary["simulated_npus"] == 1
+    assert folded.summary["end_to_end_time_ns"] == copies.summary["end_to_end_time_ns"]
+    for name in ("links", "vcs", "npus", "packet_latency", "link_timeseries"):
+        assert folded.tables[name].equals(copies.tables[name]), name
 
 
 @pytest.mark.parametrize("network, overrides, algorithm", [

@@ -8,7 +8,8 @@ network carries is such a copy and every orbit repeats every m_d NPUs along dime
 router, port, VC and link of the torus does, cycle by cycle, what its image in the quotient does
 (the unit at coordinates taken modulo m_d), so each copy arrives when its image does and each
 counter is its image's. That follows by induction over cycles when these hold, checked for every
-orbit before its first copy is sent (`Quotient.admit`):
+orbit before its first copy is sent (`Quotient.admit`; the traffic so far repeats, so an orbit may
+join at any time):
 
 - each unit (router input and output units, NIC ports) has its image's depth, VCs, link latency and
   cycles per flit, and sits in the image of its router (`Quotient.__init__`);
@@ -191,10 +192,12 @@ class Quotient:
             self.feeds.setdefault(out, set()).add(port)
 
     def send(self, src: int, dst: int, nbytes: int, orbit, arrived, receiver: int) -> None:
-        """Send the image of the representative's message src -> dst on the image of `orbit`."""
+        """Send the image of the representative's message src -> dst on the image of `orbit` (admitted
+        first if it was not: QuotientConflict if it breaks a rule)."""
         folded = self.orbits.get(orbit)
-        if folded is None:
-            raise QuotientConflict("a symmetric message outside the orbits the run folded")
+        if folded is None:  # an orbit planned after the fold (every copy sent so far repeats: it may join)
+            self.admit([orbit])
+            folded = self.orbits[orbit]
         image = self.image
         self.network.send_mirrored(image[src], image[dst], nbytes, folded, arrived, image[receiver])
 
