@@ -85,6 +85,15 @@ def test_a_run_that_does_not_fold_sends_every_copy(network, overrides, algorithm
     assert_same_tables(folded, collective(network, overrides, "all-reduce", algorithm, 2**18, "copies"))
 
 
+def test_links_that_carry_both_dateline_classes_do_not_fold():
+    """Messages two places on along ring-16 could repeat every 8 NPUs, but the link into NPU 1 carries the copy
+    15 -> 1, past the wrap link (the dateline's upper class), and the copy 0 -> 2 (the lower): no VC half of
+    its image runs both alike, so every copy is sent (and those copies do not even arrive together)."""
+    network = create_network("garnet", load_network("ring-16").build_topology())
+    orbit = network.uniform_orbit([(src, (src + 2) % 16) for src in range(16)])
+    assert network.mirror([orbit]) and network.folded_to() is None
+
+
 def test_counters_read_midway_are_those_of_every_copy():
     """The live view reads link counters and packets in flight during a run: the same as every copy's."""
     readings = []
