@@ -357,8 +357,7 @@ class GarnetNetwork(Network):
             self.quotient.admit(orbits)
         elif self.config.symmetry == "quotient" and not self._unfolded and not self.messages_sent:
             self.quotient = fold(self, orbits)
-            if self.quotient is not None:
-                self.quotient.network.clock.limit = self.clock.limit
+            self._limit(self.clock.limit)  # (a run under way has set this network's)
         self._unfolded = self.quotient is None
         self.stands_for(max(len(orbit.pairs) for orbit in orbits))
         return True

@@ -132,7 +132,9 @@ class Quotient:
             image = inner.router_at[self.image[router.node]]
             if router.pipeline != image.pipeline:
                 raise QuotientConflict(f"router {router.node}'s pipeline differs from its image's")
-            for units, images in ((router.inputs, image.inputs), (router.outputs, image.outputs)):
+            if len(router.inputs) != len(image.inputs) or len(router.outputs) != len(image.outputs):
+                raise QuotientConflict(f"router {router.node} has other ports than its image")
+            for units in (router.inputs, router.outputs):
                 for unit in units:
                     other = self.unit_image.get(unit)
                     if other is None or _router_of(other) is not image or _shape(unit) != _shape(other):
