@@ -133,6 +133,15 @@ def max_utilization_row(table: Table, summary: dict) -> None:
         table.add_row("max link utilization", f"{peak:.3f}" + (" (OVER 1: see warning)" if peak > 1 else ""))
 
 
+def cost_rows(table: Table, summary: dict) -> None:
+    """Events and wall time, and the quotient torus a folded packet run was simulated on."""
+    table.add_row("events / wall time", f"{summary['events']:,} / {summary['wall_time_s']:.2f} s")
+    folded = summary.get("folded_to")
+    if folded:
+        shape = f"ring of {folded[0]}" if len(folded) == 1 else "torus " + "x".join(map(str, folded))
+        table.add_row("simulated on", f"quotient {shape} (docs/scale.md)")
+
+
 def print_run(console: Console, result) -> None:
     from rich.table import Table
 
@@ -165,7 +174,7 @@ def print_run(console: Console, result) -> None:
         table.add_row("passes", str(s["passes"]))
     else:
         table.add_row("trace nodes (all NPUs)", f"{s['workload']['nodes']:,}")
-    table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
+    cost_rows(table, s)
     console.print(table)
     print_links(console, result.tables["links"])
 
@@ -194,7 +203,7 @@ def print_collective(console: Console, result) -> None:
     if s.get("verified"):
         table.add_row("verified", f"yes: every NPU's result checked against the {s['collective']} of the inputs")
     max_utilization_row(table, s)
-    table.add_row("events / wall time", f"{s['events']:,} / {s['wall_time_s']:.2f} s")
+    cost_rows(table, s)
     console.print(table)
     print_links(console, result.tables["links"])
 

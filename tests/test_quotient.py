@@ -3,6 +3,10 @@ copy sent through the whole torus; traffic that does not fold is refused, and th
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+
 import pytest
 
 from netsim.backends import create_network
@@ -11,6 +15,7 @@ from netsim.network_config import load_network
 from netsim.progress import RunMonitor
 from netsim.runner import _attempts, run_collective, run_training
 from system import build_systems, load_system
+from tests.helpers import netsim_command
 from workload import load_workload
 
 TABLES = ("links", "nic_links", "vcs", "packets", "packet_latency", "npus")
@@ -138,3 +143,12 @@ def test_the_runner_sends_every_copy_after_a_quotient_conflict():
     assert calls == [(True, "quotient"), (True, "copies")]
     assert monitor.notes == ["a message 2 -> 3 outside the symmetric run folded onto a quotient: simulated again "
                              "with garnet.symmetry = 'copies'"]
+
+
+def test_the_command_line_says_what_the_run_was_simulated_on(tmp_path):
+    done = subprocess.run([*netsim_command(), "collective", "all-reduce", "--network", "torus-8x8", "--backend",
+                           "garnet", "--set", "garnet.fidelity=packet", "--size", "1MiB", "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"simulated on\s+.\s+quotient torus 4x4", done.stdout)
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["folded_to"] == [4, 4]
