@@ -12,10 +12,13 @@ machine kind are printed as the reference.
 With `--backend garnet` it runs issue 26's cases on the packet backend instead (packet fidelity,
 the bundled torus-8x8's link and packet settings on larger tori): a 64 MiB all-reduce on 32x32, a
 1 GiB one on 16x16x16, and transformer iterations (tensor 8 x pipeline 8 x data 4 or 16) on 256 and
-1024 NPUs. Each prints the simulated time beside the analytical backend's for the same case (their
+1024 NPUs, on tori of [8, 8, data] and of [8, data, 8] (`-rings`: laid out as `workload gen` numbers the
+NPUs, each tensor and data group a ring, so the stages run in lockstep and fold onto a quotient torus:
+docs/scale.md). Each prints the simulated time beside the analytical backend's for the same case (their
 ratio: what packets and congestion add), and what the steady-state fast-forward did (summary.json's
 `fast_forward`): the partitions it found (`garnet.fast_forward = "partitions"`, the default), the
-share of their cycles it skipped (of the simulated cycles for the whole-network one), its skips.
+share of their cycles it skipped (of the simulated cycles for the whole-network one), its skips, and the
+quotient torus the run was simulated on (summary.json's `folded_to`; `-`: every copy sent).
 `--fast-forward network|off` runs the cases with the whole-network fast-forward or none (the same
 results; `off` for comparing, where it finishes).
 
@@ -110,6 +113,12 @@ PACKET_CASES = [
     Case("train-tp8-pp8-dp4", [ring(8), ring(8), ring(4)], backend="garnet", dims=[8, 8, 4], quick=True,
          workload={"tp": 8, "pp": 8, "dp": 4, "layers": 8, "micro-batches": 8}),
     Case("train-tp8-pp8-dp16", [ring(8), ring(8), ring(16)], backend="garnet", dims=[8, 8, 16],
+         workload={"tp": 8, "pp": 8, "dp": 16, "layers": 8, "micro-batches": 8}),
+    # the same iterations on tori laid out as `workload gen` numbers the NPUs (tensor fastest, then data,
+    # then pipeline): each tensor and data group a ring of the torus, so its stages run in lockstep, folded
+    Case("train-tp8-dp4-pp8-rings", [ring(8), ring(4), ring(8)], backend="garnet", dims=[8, 4, 8],
+         workload={"tp": 8, "pp": 8, "dp": 4, "layers": 8, "micro-batches": 8}),
+    Case("train-tp8-dp16-pp8-rings", [ring(8), ring(16), ring(8)], backend="garnet", dims=[8, 16, 8],
          workload={"tp": 8, "pp": 8, "dp": 16, "layers": 8, "micro-batches": 8}),
 ]
 
@@ -213,22 +222,23 @@ def run_packet_case(case: Case, timeout: float | None, fast_forward: str | None)
     return {"case": case.name, "npus": case.npus, "netsim_s": wall, "netsim_rss_MiB": rss, "sim_time_ns": result[key],
             "analytical_ns": json.loads(twin)[key], "cycles": ff["cycles"], "mode": ff["mode"],
             "partitions": ff.get("partitions", "-"), "skipped": ff["skipped_share"], "skips": ff["skips"],
-            "events": result.get("events"), "warnings": result.get("warnings", [])}
+            "events": result.get("events"), "folded": result.get("folded_to"), "warnings": result.get("warnings", [])}
 
 
 def print_packet_cases(cases: list[Case], timeout: float | None, fast_forward: str | None) -> None:
     print("| case | NPUs | netsim s | peak RSS MiB | simulated ns | analytical ns | packet / analytical | cycles | "
-          "fast-forward | partitions | skipped | skips | events |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "fast-forward | partitions | skipped | skips | events | quotient |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         row = run_packet_case(case, timeout, fast_forward)
         if row.get("error") or row.get("timeout"):
             what = f"refused: {row['error'][0][-160:]}" if row.get("error") else f"> {timeout:g} (stopped)"
-            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 10, flush=True)
+            print(f"| {case.name} | {case.npus} | {what} |" + " - |" * 11, flush=True)
             continue
         print(f"| {case.name} | {case.npus} | {row['netsim_s']:.2f} | {row['netsim_rss_MiB']} | {row['sim_time_ns']:.0f} "
               f"| {row['analytical_ns']:.0f} | {row['sim_time_ns'] / row['analytical_ns']:.3f} | {row['cycles']} | "
-              f"{row['mode']} | {row['partitions']} | {row['skipped']:.1%} | {row['skips']} | {row['events']} |", flush=True)
+              f"{row['mode']} | {row['partitions']} | {row['skipped']:.1%} | {row['skips']} | {row['events']} | "
+              f"{'x'.join(map(str, row['folded'])) if row['folded'] else '-'} |", flush=True)
         for warning in row["warnings"]:  # (a partition conflict: simulated again, say so)
             print(f"  {case.name}: {warning}", flush=True)
 
