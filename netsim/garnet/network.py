@@ -281,17 +281,17 @@ class GarnetNetwork(Network):
     def run(self, until: float | None = None, monitor=None) -> bool:
         """Network.run, telling the clock where the run ends: it runs cycles (and fast-forwards)
         without simpy events, so it must not go past `until` on its own."""
-        self._limit(math.inf if until is None else until)
+        self.limit_clock(math.inf if until is None else until)
         try:
             return super().run(until, monitor)
         finally:
-            self._limit(math.inf)
+            self.limit_clock(math.inf)
 
-    def _limit(self, until: float) -> None:
-        """The time the clocks (this network's, its quotient's) may not run past on their own."""
+    def limit_clock(self, until: float) -> None:
+        """The time this network's clock may not run past on its own, nor its quotient's (quotient.py)."""
         self.clock.limit = until
         if self.quotient is not None:
-            self.quotient.network.clock.limit = until
+            self.quotient.network.limit_clock(until)
 
     # ------------------------------------------------------------------ traffic
     def _transmit(self, src: int, dst: int, nbytes: int, tag: Hashable, notify: bool) -> simpy.Event | None:
@@ -357,7 +357,7 @@ class GarnetNetwork(Network):
             self.quotient.admit(orbits)
         elif self.config.symmetry == "quotient" and not self._unfolded and not self.messages_sent:
             self.quotient = fold(self, orbits)
-            self._limit(self.clock.limit)  # (a run under way has set this network's)
+            self.limit_clock(self.clock.limit)  # (a run under way has set this network's)
         self._unfolded = self.quotient is None
         self.stands_for(max(len(orbit.pairs) for orbit in orbits))
         return True

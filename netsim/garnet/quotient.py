@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from netsim.errors import QuotientConflict
 from netsim.garnet.routing.base import ANY
-from netsim.topology.base import coords_of, npu_of
+from netsim.topology.base import coords_of, dim_stride, npu_of
 from netsim.topology.hierarchical import LevelSpec, build_levels
 
 
@@ -62,23 +62,22 @@ def fold(network, orbits: list) -> Quotient | None:
 def _period(orbits: list, sizes: tuple, d: int) -> int:
     """The fewest NPUs along dimension `d` (at least 3) after which every orbit repeats, more than twice
     as many as its pairs' farthest offset along `d` (so routes keep their direction); `sizes[d]` if none."""
-    size = sizes[d]
-    stride = 1
-    for s in sizes[:d]:
-        stride *= s
+    size, stride = sizes[d], dim_stride(sizes, d)
     reach = 0
     for orbit in orbits:
         for src, dst in orbit.pairs:
             offset = (dst // stride - src // stride) % size
             reach = max(reach, min(offset, size - offset))
     for m in range(max(3, 2 * reach + 1), size):
-        if size % m == 0 and all(_repeats(orbit.pairs, stride, size, m) for orbit in orbits):
+        if size % m == 0 and all(_repeats(orbit.pairs, sizes, d, m) for orbit in orbits):
             return m
     return size
 
 
-def _repeats(pairs: list, stride: int, size: int, m: int) -> bool:
-    """Whether `pairs` are the same pairs after moving every NPU `m` places along the ring of `stride`."""
+def _repeats(pairs: list, sizes: tuple, d: int, m: int) -> bool:
+    """Whether `pairs` are the same pairs after moving every NPU `m` places along dimension `d`."""
+    size, stride = sizes[d], dim_stride(sizes, d)
+
     def moved(npu: int) -> int:
         return npu + m * stride if (npu // stride) % size + m < size else npu + (m - size) * stride
 
@@ -147,12 +146,10 @@ class Quotient:
         """Check `orbits` against the module docstring's rules (with those admitted before) and map each to
         its orbit in the quotient; QuotientConflict where one breaks a rule."""
         full, inner, image = self.full, self.network, self.image
-        stride = 1
+        sizes = full.topology.dim_sizes
         for d, m in enumerate(self.sizes):
-            size = full.topology.dim_sizes[d]
-            if m < size and not all(_repeats(orbit.pairs, stride, size, m) for orbit in orbits):
+            if m < sizes[d] and not all(_repeats(orbit.pairs, sizes, d, m) for orbit in orbits):
                 raise QuotientConflict(f"a symmetric message does not repeat every {m} NPUs along dimension {d}")
-            stride *= size
         for orbit in orbits:
             if orbit in self.orbits:
                 continue

@@ -91,7 +91,7 @@ class Topology:
         self._path_bits = path_bits or choice_bits
         self._waypoint = waypoint  # a builder whose routes correct one dimension after another says where
         # (stride, size) of the ring dimensions whose size is even (> 2): where antipodes tie
-        self._tie_rings = [(d, _stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
+        self._tie_rings = [(d, dim_stride(self.dim_sizes, d), dim.size) for d, dim in enumerate(self.dims)
                            if dim.kind == "ring" and dim.size > 2 and dim.size % 2 == 0]
         expected = reduce(lambda a, b: a * b, (d.size for d in self.dims), 1)
         if expected != npus:
@@ -399,7 +399,7 @@ def mix64(*values: int) -> int:
     return x
 
 
-def _stride(sizes: Sequence[int], dim: int) -> int:
+def dim_stride(sizes: Sequence[int], dim: int) -> int:
     """How much an NPU id changes per step along `dim` (dimension 0 fastest)."""
     stride = 1
     for size in sizes[:dim]:
