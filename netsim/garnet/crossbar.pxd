@@ -23,7 +23,7 @@ cdef class Slots:
     cdef long long _start_near(self, long long cycle) except? RAISED - 1  # (-1 is an answer: none)
     @cython.locals(i=Py_ssize_t)
     cdef bint _taken(self, long long cycle) except? RAISED
-    @cython.locals(run=Departures, width="long long", start="long long", end=Py_ssize_t)
+    @cython.locals(run=Departures, width="long long", start="long long", end=Py_ssize_t, taken=bytearray)
     cpdef long long next_free(self, long long cycle) except? RAISED
     @cython.locals(taken=bytearray, past="long long", end="long long")
     cpdef void take(self, Departures cycles, long long now)

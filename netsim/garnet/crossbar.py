@@ -73,9 +73,13 @@ class Slots:
             run = self.run
             if run.holds(start):  # with no free cycle between its flits, past the whole run
                 cycle = run.last + width if run.spacing < 2 * width else start + width
-            elif width == 1:  # the taken cycles from `start` on, all at once
-                end = self.taken.find(0, start - self.base)
-                cycle = self.base + (len(self.taken) if end < 0 else end)
+            elif width == 1:  # the taken cycles from `start` on, all at once (a loop over the bytes:
+                # compiled, a C loop, where bytearray.find is a Python call with its arguments parsed)
+                taken = self.taken
+                end = start - self.base
+                while end < len(taken) and taken[end]:
+                    end += 1
+                cycle = self.base + end
             else:
                 cycle = start + width
 

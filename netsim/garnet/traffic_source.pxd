@@ -4,6 +4,7 @@ cimport cython
 from netsim.garnet.clock cimport Component, CycleClock
 from netsim.garnet.sender cimport Sender
 from netsim.garnet.core cimport RAISED
+cimport libc.math as math  # (math.log in the source: C's log, which Python's calls)
 
 
 @cython.locals(draw=double, dst="long long")

@@ -12,7 +12,7 @@ cdef long long NEVER
 
 
 cdef class BookSimAllocator(SwitchAllocator):
-    cdef public long long route_cycles, input_vcs, outs, va_count
+    cdef public long long route_cycles, input_vcs, outs, va_count, va_askers, sa_bidders
     cdef public list out_vcs, out_base, va_vcs, sa_ports
     cdef public long long[::1] va_grant, va_accept, sa_grant, sa_accept, sa_vc
     cdef public long long[::1] va_until, va_asked, va_granted, sa_outs, sa_bid, sa_askers, sa_granted
@@ -30,13 +30,14 @@ cdef class BookSimAllocator(SwitchAllocator):
                            long long room)
     @cython.locals(outputs="long long", first="long long", k="long long",
                    vc=VirtualChannel, until="long long", start="long long", best="long long", i="long long",
-                   g="long long", asked=list)
+                   g="long long")
     cpdef void _allocate_vcs(self, long long cycle)
     @cython.locals(out=OutputUnit, out_vc="long long", option=OutputUnit, lo="long long", hi="long long")
     cpdef void _take(self, VirtualChannel vc, long long g, long long cycle)
     @cython.locals(ports="long long", outs="long long", wake_at="long long",
                    port=InputUnit, p="long long", o="long long", best="long long", start="long long",
-                   won="long long", alone="long long", share="long long", at="long long", bidders=list)
+                   won="long long", alone="long long", share="long long", at="long long", bidders=list,
+                   k="long long")
     cpdef long long _allocate_switch(self, long long cycle) except? RAISED
     cpdef long long _cross(self, InputUnit port, OutputUnit out, VirtualChannel vc, long long cycle,
                            long long share) except? RAISED

@@ -58,8 +58,10 @@ class BookSimAllocator(SwitchAllocator):
         self.sa_accept = counts(len(inputs))  # per input port: next output to accept
         self.sa_vc = counts(len(inputs))  # per input port: VC first in turn to bid for an output
         # This cycle's requests, gathered by `allocate` and emptied by the allocation that serves them
-        # (kept from cycle to cycle, so that a cycle allocates nothing):
-        self.va_vcs = []  # VA: the VCs that ask, in the router's order
+        # (kept from cycle to cycle, so that a cycle allocates nothing). The lists of askers and bidders
+        # have a slot per input VC or port and a count in use: filling and emptying them allocates nothing.
+        self.va_vcs = [None] * self.input_vcs  # VA: the VCs that ask, in the router's order (va_askers of them)
+        self.va_askers = 0
         self.va_until = counts(self.input_vcs)  # per asking VC: the end of its requests in `va_asked`
         # the downstream VCs asked for (global index), asker by asker: each asks for a downstream VC
         # at most once (the routes a unit offers take disjoint VCs)
@@ -67,7 +69,8 @@ class BookSimAllocator(SwitchAllocator):
         self.va_count = 0  # requests in `va_asked`
         self.va_granted = counts(len(self.out_vcs), -1)  # per downstream VC: rank of the asker it grants (-1: none)
         self.outs = len(outputs)
-        self.sa_ports = []  # SA: the input ports that bid, in the order of their first bid
+        self.sa_ports = [None] * len(inputs)  # SA: the input ports that bid, in the order of their first bid
+        self.sa_bidders = 0  # (sa_bidders of them)
         self.sa_outs = counts(len(inputs))  # per input port: outputs it bids for
         self.sa_bid = counts(len(inputs) * len(outputs), -1)  # per (input port, output): index of the VC that bids (-1: none)
         self.sa_askers = counts(len(outputs))  # per output: input ports that bid for it
@@ -153,7 +156,8 @@ class BookSimAllocator(SwitchAllocator):
             rival = self.sa_bid[slot]
             if rival < 0:
                 if not self.sa_outs[port.index]:
-                    self.sa_ports.append(port)
+                    self.sa_ports[self.sa_bidders] = port
+                    self.sa_bidders += 1
                 self.sa_outs[port.index] += 1
                 self.sa_bid[slot] = vc.index
             elif self._vc_first(port, vc.index, rival):
@@ -162,7 +166,7 @@ class BookSimAllocator(SwitchAllocator):
             self._allocate_vcs(cycle)
             if cycle + 1 < wake_at:
                 wake_at = cycle + 1
-        if self.sa_ports:
+        if self.sa_bidders:
             at = self._allocate_switch(cycle)
             if at < wake_at:
                 wake_at = at
@@ -188,8 +192,9 @@ class BookSimAllocator(SwitchAllocator):
                 self._ask_output(vc, out, lo, hi, cycle, room)
         if self.va_count == first:
             return False
-        self.va_until[len(self.va_vcs)] = self.va_count
-        self.va_vcs.append(vc)
+        self.va_until[self.va_askers] = self.va_count
+        self.va_vcs[self.va_askers] = vc
+        self.va_askers += 1
         return True
 
     def _ask_output(self, vc, out, lo: int, hi: int, cycle: int, room: int) -> None:
@@ -213,7 +218,7 @@ class BookSimAllocator(SwitchAllocator):
         winners may bid for the switch from the next cycle. Leaves the request lists empty."""
         outputs = len(self.out_vcs)
         first = 0
-        for k in range(len(self.va_vcs)):
+        for k in range(self.va_askers):
             vc = self.va_vcs[k]
             until = self.va_until[k]
             start = self.va_accept[vc.rank]
@@ -228,8 +233,7 @@ class BookSimAllocator(SwitchAllocator):
         for i in range(self.va_count):
             self.va_granted[self.va_asked[i]] = -1
         self.va_count = 0
-        asked = self.va_vcs  # (clear() of a typed local is a C call compiled; of an attribute, looked up by name)
-        asked.clear()
+        self.va_askers = 0
 
     def _take(self, vc, g: int, cycle: int) -> None:
         """`vc` accepts downstream VC `g` (global index), and with it the route it is on."""
@@ -251,7 +255,9 @@ class BookSimAllocator(SwitchAllocator):
         again. Leaves the bids empty."""
         ports, outs = len(self.router.inputs), self.outs
         wake_at = NEVER
-        for port in self.sa_ports:  # every output grants the asking port first in its turn
+        bidders = self.sa_ports
+        for k in range(self.sa_bidders):  # every output grants the asking port first in its turn
+            port = bidders[k]
             p = port.index
             for o in range(outs):
                 if self.sa_bid[p * outs + o] >= 0:
@@ -260,7 +266,8 @@ class BookSimAllocator(SwitchAllocator):
                     start = self.sa_grant[o]
                     if best < 0 or (p - start) % ports < (best - start) % ports:
                         self.sa_granted[o] = p
-        for port in self.sa_ports:  # every port accepts the output first in its turn among its grants
+        for k in range(self.sa_bidders):  # every port accepts the output first in its turn among its grants
+            port = bidders[k]
             p = port.index
             start = self.sa_accept[p]
             won, alone = -1, 0
@@ -282,15 +289,15 @@ class BookSimAllocator(SwitchAllocator):
             at = self._cross(port, self.router.outputs[won], port.vcs[self.sa_bid[p * outs + won]], cycle, share)
             if at < wake_at:
                 wake_at = at
-        for port in self.sa_ports:
+        for k in range(self.sa_bidders):
+            port = bidders[k]
             p = port.index
             self.sa_outs[p] = 0
             for o in range(outs):
                 self.sa_bid[p * outs + o] = -1
                 self.sa_askers[o] = 0
                 self.sa_granted[o] = -1
-        bidders = self.sa_ports  # (see _allocate_vcs)
-        bidders.clear()
+        self.sa_bidders = 0
         return wake_at
 
     def _cross(self, port, out, vc, cycle: int, share: int) -> int:
