@@ -45,14 +45,19 @@ class BookSimAllocator(SwitchAllocator):
         self.route_cycles = router_latency - 3  # BookSim's routing_delay
         inputs, outputs = router.inputs, router.outputs
         self.input_vcs = sum(len(port.vcs) for port in inputs)
-        self.out_vcs = [(out, vc) for out in outputs for vc in range(len(out.credits))]  # global index -> VC
+        # downstream VCs by global index: the output unit of each, and its VC index there
+        self.vc_out = [out for out in outputs for vc in range(len(out.credits))]
+        self.vc_index = counts(len(self.vc_out))
+        self.out_vcs = len(self.vc_out)  # (how many)
         self.out_base = []  # per output: global index of its VC 0
         base = 0
         for out in outputs:
             self.out_base.append(base)
+            for vc in range(len(out.credits)):
+                self.vc_index[base + vc] = vc
             base += len(out.credits)
         # Pointers and requests are arrays of 64-bit integers (C arrays in the compiled build):
-        self.va_grant = counts(len(self.out_vcs))  # per downstream VC: next input VC (rank) to grant
+        self.va_grant = counts(self.out_vcs)  # per downstream VC: next input VC (rank) to grant
         self.va_accept = counts(self.input_vcs)  # per input VC: next downstream VC to accept
         self.sa_grant = counts(len(outputs))  # per output: next input port to grant
         self.sa_accept = counts(len(inputs))  # per input port: next output to accept
@@ -65,9 +70,9 @@ class BookSimAllocator(SwitchAllocator):
         self.va_until = counts(self.input_vcs)  # per asking VC: the end of its requests in `va_asked`
         # the downstream VCs asked for (global index), asker by asker: each asks for a downstream VC
         # at most once (the routes a unit offers take disjoint VCs)
-        self.va_asked = counts(self.input_vcs * len(self.out_vcs))
+        self.va_asked = counts(self.input_vcs * self.out_vcs)
         self.va_count = 0  # requests in `va_asked`
-        self.va_granted = counts(len(self.out_vcs), -1)  # per downstream VC: rank of the asker it grants (-1: none)
+        self.va_granted = counts(self.out_vcs, -1)  # per downstream VC: rank of the asker it grants (-1: none)
         self.outs = len(outputs)
         self.sa_ports = [None] * len(inputs)  # SA: the input ports that bid, in the order of their first bid
         self.sa_bidders = 0  # (sa_bidders of them)
@@ -216,7 +221,7 @@ class BookSimAllocator(SwitchAllocator):
         """VA by one iSLIP iteration over the requests `_ask_vcs` gathered this cycle (every asked
         downstream VC grants its first asker in turn; every asker accepts its first grant in turn);
         winners may bid for the switch from the next cycle. Leaves the request lists empty."""
-        outputs = len(self.out_vcs)
+        outputs = self.out_vcs
         first = 0
         for k in range(self.va_askers):
             vc = self.va_vcs[k]
@@ -238,8 +243,9 @@ class BookSimAllocator(SwitchAllocator):
     def _take(self, vc, g: int, cycle: int) -> None:
         """`vc` accepts downstream VC `g` (global index), and with it the route it is on."""
         self.va_grant[g] = (vc.rank + 1) % self.input_vcs
-        self.va_accept[vc.rank] = (g + 1) % len(self.out_vcs)
-        out, out_vc = self.out_vcs[g]
+        self.va_accept[vc.rank] = (g + 1) % self.out_vcs
+        out = self.vc_out[g]
+        out_vc = self.vc_index[g]
         if vc.options is not None:
             for option, lo, hi in vc.options:
                 if option is out and lo <= out_vc < hi:
