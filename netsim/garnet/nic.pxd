@@ -28,7 +28,7 @@ cdef class Injector(Component):
                    out_vc="long long", whole=bint, nvcs="long long", room="long long", tail=bint,
                    leaving=Departures)
     cpdef void step(self, long long cycle)
-    @cython.locals(nbytes="long long", stats=PacketStats)
+    @cython.locals(nbytes="long long", stats=PacketStats, fast_forward=object)
     cpdef Packet cut(self, Message message)
     @cython.locals(message=Message)
     cpdef void _finish(self, Packet packet, long long cycle)

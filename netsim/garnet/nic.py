@@ -126,10 +126,12 @@ class Injector(Component):
         message.packets_out += 1
         stats = network.packet_stats
         stats.cut_one()
-        if not message.unsent:
-            network.traffic_changed(message)
-        elif network.fast_forward is not None:
-            network.fast_forward.cut(self, message)
+        fast_forward = network.fast_forward
+        if fast_forward is not None:  # (the last packet: GarnetNetwork.traffic_changed, without its Python call)
+            if message.unsent:
+                fast_forward.cut(self, message)
+            else:
+                fast_forward.changed(message)
         route = network.routing.packet_route(network, message) if self.per_packet else message.route[0]
         if nbytes != self.sized_bytes:
             self.sized_flits = network.params.packet_flits(nbytes)

@@ -333,17 +333,18 @@ class PairDraws:
     of one instant run. Only pairs that draw are kept, one count each (a 4096-NPU all-to-all has
     16.7 M pairs)."""
 
-    __slots__ = ("seed", "drawn")
+    __slots__ = ("seed", "seeded", "drawn")
 
     def __init__(self, seed: int):
         self.seed = seed
+        self.seeded = mix64(seed)  # the hash's state after the seed, where every draw goes on from
         self.drawn: dict[tuple[int, int], int] = {}  # pair -> draws so far
 
     def next(self, src: int, dst: int) -> int:
         pair = (src, dst)
         k = self.drawn.get(pair, 0)
         self.drawn[pair] = k + 1
-        return mix64(self.seed, src, dst, k)
+        return mix64(src, dst, k, state=self.seeded)  # = mix64(seed, src, dst, k)
 
 
 SPLIT_ROUTINGS = ("spray", "adaptive")  # packet-backend routings the other backends take as an even split
@@ -389,9 +390,13 @@ class MessagePaths:
         return [(ties, each + (i < rest)) for i, (ties, _) in enumerate(paths) if each + (i < rest)]
 
 
-def mix64(*values: int) -> int:
-    """64 well-mixed bits from integers (SplitMix64's finalizer over each in turn)."""
-    x = 0x9E3779B97F4A7C15
+MIX64_START = 0x9E3779B97F4A7C15
+
+
+def mix64(*values: int, state: int = MIX64_START) -> int:
+    """64 well-mixed bits from integers (SplitMix64's finalizer over each in turn), going on from
+    `state`: mix64(a, b, state=mix64(a)) == mix64(a, b)."""
+    x = state
     for value in values:
         x = (x ^ (value & 0xFFFFFFFFFFFFFFFF)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
         x = (x ^ (x >> 27)) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
