@@ -24,7 +24,8 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
              (8x8 torus at 0.01, 0.1 and 0.3, 16x16 at 0.15; 4 VCs, 4-flit buffers and packets,
              1-cycle links, 4-stage router, BookSim's router model and conventions): BookSim2 runs
              first in its latency mode, netsim then simulates as many cycles; runs alternate,
-             --repeats each, medians; simulated cycles and flit hops per CPU second of both's whole
+             --repeats each, medians (and the ratio run by run, against the BookSim2 run just before,
+             and of the smallest of each); simulated cycles and flit hops per CPU second of both's whole
              process, and per wall second of both's simulation alone (BookSim2's own "Total run time",
              netsim's summary wall_time_s: the start-up of a Python process, ~0.2 s, left out). Needs
              `--booksim PATH` (a BookSim2 binary), else it prints the figures measured earlier on
@@ -311,6 +312,12 @@ def bench_booksim(args) -> None:
               f"  per CPU second: cycles BookSim2 {cycles / booksim_cpu:,.0f}, netsim {cycles / ours_cpu:,.0f}; "
               f"flit hops BookSim2 {booksim_hops / booksim_cpu:,.0f} (estimated: offered flits x its mean hops), "
               f"netsim {netsim_hops / ours_cpu:,.0f}", flush=True)
+        # this machine's speed drifts by a third within minutes: each netsim run against the BookSim2 run
+        # just before it cancels the drift; the smallest of each is the least disturbed
+        paired = [ours_run / theirs for ours_run, theirs in zip(cpus["netsim"], cpus["booksim"])]
+        print(f"  CPU run by run: netsim/BookSim2 {' '.join(f'{r:.2f}' for r in paired)}, median "
+              f"{statistics.median(paired):.2f}x; smallest of each: BookSim2 {min(cpus['booksim']):.2f} s, netsim "
+              f"{min(cpus['netsim']):.2f} s: {min(cpus['netsim']) / min(cpus['booksim']):.2f}x", flush=True)
         booksim_sim, ours_sim = statistics.median(sim_walls["booksim"]), statistics.median(sim_walls["netsim"])
         print(f"  simulation alone: BookSim2 {booksim_sim:.2f} s, netsim {ours_sim:.2f} s: netsim/BookSim2 "
               f"{ours_sim / booksim_sim:.2f}x; per wall second: cycles BookSim2 {cycles / booksim_sim:,.0f}, netsim "
