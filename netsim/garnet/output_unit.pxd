@@ -58,7 +58,6 @@ cdef class OutputUnit:
                    pending=CycleQueue)
     cpdef void send(self, Packet packet, long long vc, Departures departures, bint head, bint tail)
     @cython.locals(ahead=double, cpf="long long", departures=Departures, k="long long", t="long long")
-    @cython.locals(ahead=double, cpf="long long", departures=Departures, k="long long", t="long long")
     cpdef double busy_after(self, double now)
 
 

@@ -13,8 +13,8 @@ cdef long long NEVER
 
 cdef class BookSimAllocator(SwitchAllocator):
     cdef public long long route_cycles, input_vcs, out_vcs, outs, va_count, va_askers, sa_bidders
-    cdef public list vc_out, out_base, va_vcs, sa_ports
-    cdef public long long[::1] vc_index, va_grant, va_accept, sa_grant, sa_accept, sa_vc
+    cdef public list vc_out, va_vcs, sa_ports
+    cdef public long long[::1] out_base, va_grant, va_accept, sa_grant, sa_accept, sa_vc
     cdef public long long[::1] va_until, va_asked, va_granted, sa_outs, sa_bid, sa_askers, sa_granted
 
     @cython.locals(wake_at="long long", vc=VirtualChannel, ready=CycleQueue, at="long long", out=OutputUnit, port=InputUnit,

@@ -45,17 +45,11 @@ class BookSimAllocator(SwitchAllocator):
         self.route_cycles = router_latency - 3  # BookSim's routing_delay
         inputs, outputs = router.inputs, router.outputs
         self.input_vcs = sum(len(port.vcs) for port in inputs)
-        # downstream VCs by global index: the output unit of each, and its VC index there
-        self.vc_out = [out for out in outputs for vc in range(len(out.credits))]
-        self.vc_index = counts(len(self.vc_out))
+        self.vc_out = [out for out in outputs for vc in range(len(out.credits))]  # global VC index -> its output
         self.out_vcs = len(self.vc_out)  # (how many)
-        self.out_base = []  # per output: global index of its VC 0
-        base = 0
-        for out in outputs:
-            self.out_base.append(base)
-            for vc in range(len(out.credits)):
-                self.vc_index[base + vc] = vc
-            base += len(out.credits)
+        self.out_base = counts(len(outputs))  # per output: global index of its VC 0
+        for k in range(1, len(outputs)):
+            self.out_base[k] = self.out_base[k - 1] + len(outputs[k - 1].credits)
         # Pointers and requests are arrays of 64-bit integers (C arrays in the compiled build):
         self.va_grant = counts(self.out_vcs)  # per downstream VC: next input VC (rank) to grant
         self.va_accept = counts(self.input_vcs)  # per input VC: next downstream VC to accept
@@ -245,7 +239,7 @@ class BookSimAllocator(SwitchAllocator):
         self.va_grant[g] = (vc.rank + 1) % self.input_vcs
         self.va_accept[vc.rank] = (g + 1) % self.out_vcs
         out = self.vc_out[g]
-        out_vc = self.vc_index[g]
+        out_vc = g - self.out_base[out.index]
         if vc.options is not None:
             for option, lo, hi in vc.options:
                 if option is out and lo <= out_vc < hi:
