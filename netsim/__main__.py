@@ -3,7 +3,7 @@
 A stop signal (Ctrl-C, SIGTERM) is answered from the moment this module runs: while netsim is
 still importing (a few tenths of a second) it ends the command in one line, "netsim: interrupted",
 with 128 + the signal's number (130, 143), not a traceback or a death by the signal; from then on
-netsim.cli.main answers it the same way, and a run under way stops as netsim.progress describes.
+netsim.app.cli.main answers it the same way, and a run under way stops as netsim.app.progress describes.
 (Only a signal during Python's own start-up, before this module, is Python's to report.)
 
 numpy's OpenBLAS is held to one thread (unless OPENBLAS_NUM_THREADS says otherwise): at import it
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     for signum in STOP_SIGNALS:
         signal.signal(signum, raise_interrupted)
     try:
-        from netsim.cli import main as run_command
+        from netsim.app.cli import main as run_command
     except KeyboardInterrupt as exc:
         return interrupted_status(exc)
     status = run_command(argv)

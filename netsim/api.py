@@ -28,8 +28,28 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+# The contract of links.csv: every backend writes at least these columns (one row per directed link, in
+# link-id order); a column a backend does not model is NaN (`Network.link_table`).
+LINK_COLUMNS = {
+    "link_id": "index of the directed link in the topology",
+    "src": "node the link leaves (NPU ids first, then switches)",
+    "dst": "node the link enters",
+    "kind": "npu-npu, npu-switch, switch-npu, switch-switch, ...",
+    "dim": "topology dimension (level) of the link; -1 for links outside any dimension",
+    "bandwidth_GBps": "link bandwidth (GB/s = bytes/ns)",
+    "latency_ns": "link latency",
+    "bytes": "payload bytes that crossed the link",
+    "flits": "flits that crossed the link (packet backend; NaN in the analytical model)",
+    "busy_time_ns": "time the link spent serializing data",
+    "utilization": "busy_time_ns / simulated time (analytical: may exceed 1, what congestion would cost)",
+    "mean_buffer_flits": "mean flits held in the receiving input port (all VCs; NaN analytical)",
+    "max_vc_flits": "peak flits held in one VC of the receiving input port (NaN analytical)",
+    "credit_stall_time_ns": "time flits waited at the link's output for a credit (NaN analytical)",
+}
+
+
 class Monitor(Protocol):
-    """Watches a run from outside (netsim.progress): called every `stride` events by Network.run."""
+    """Watches a run from outside (netsim.app.progress): called every `stride` events by Network.run."""
 
     stride: int
 
@@ -146,6 +166,7 @@ class Network(ABC):
 
     backend_name = "abstract"
     models_congestion = True  # False: messages share a link without waiting (utilization may exceed 1)
+    stores_and_forwards = False  # True: a message crosses a switch whole, serialized into it and out again
     # True: link_counters() are exact at any simulated time, so a link sample may be taken before the
     # next event passes its boundary (else only at or past it: next_counter_read is a promise then)
     counters_any_time = False
@@ -329,7 +350,7 @@ class Network(ABC):
     @abstractmethod
     def link_columns(self) -> dict[str, list]:
         """One list per column, one row per directed link in link-id order, with at least the columns
-        of `netsim.report.LINK_COLUMNS` (`link_table` fills those a backend does not model with NaN):
+        of `LINK_COLUMNS` (`link_table` fills those a backend does not model with NaN):
         `link_stats`'s table, without pandas."""
 
     def link_stats(self) -> pd.DataFrame:
@@ -344,8 +365,6 @@ class Network(ABC):
 
     def link_table(self, link_bytes, busy_ns, extra: dict | None = None) -> dict[str, list]:
         """The common per-link columns from per-link byte and busy-time counters (indexed by link id)."""
-        from netsim.report import LINK_COLUMNS
-
         elapsed = self.env.now
         links = self.topology.links
         busy_ns = list(busy_ns)

@@ -1,4 +1,8 @@
-"""Backends by name: the config's `backend` key picks one; nothing else tests for a backend's name."""
+"""Backends by name: the config's `backend` key picks one; nothing else tests for a backend's name.
+
+Each backend registers its Network class and its plan (`netsim.network_plan.BackendPlan`: the
+settings it shows, the state it will hold, its summary entries); both are imported on first use,
+so an analytical run never loads the packet backend."""
 
 from __future__ import annotations
 
@@ -10,32 +14,20 @@ from netsim.api import Network
 from netsim.errors import ConfigError
 from netsim.topology import Topology
 
-# name -> "module:class"; imported on first use so an analytical run never loads the packet backend.
+# name -> ("module:Network class", "module:BackendPlan class")
 BACKENDS = {
-    "analytical": "netsim.analytical:AnalyticalNetwork",
-    "congestion-aware": "netsim.congestion_aware:CongestionAwareNetwork",
-    "garnet": "netsim.garnet.network:GarnetNetwork",
+    "analytical": ("netsim.analytical:AnalyticalNetwork", "netsim.network_plan:BackendPlan"),
+    "congestion-aware": ("netsim.congestion_aware:CongestionAwareNetwork", "netsim.network_plan:BackendPlan"),
+    "garnet": ("netsim.garnet.network:GarnetNetwork", "netsim.garnet.plan:PacketPlan"),
 }
-# name -> "module:function" counting the backend's own state before it is built, as netsim.budget's
-# Budget fields (topology, its config table, the largest message's bytes); the others hold little
-# beyond the topology, which the per-NPU estimate covers.
-STATE_ESTIMATES = {"garnet": "netsim.budget:packet_backend_state"}
 
 
-def state_estimate(backend: str):
-    """The function counting `backend`'s own state before it is built (STATE_ESTIMATES), or None."""
-    if backend not in STATE_ESTIMATES:
-        return None
-    module_name, name = STATE_ESTIMATES[backend].split(":")
-    return getattr(import_module(module_name), name)
-
-
-def backend_class(backend: str) -> type[Network]:
-    """The Network subclass registered as `backend` (imported now)."""
+def _registered(backend: str, which: int):
+    """The class registered for `backend` (0: its Network, 1: its plan), imported now."""
     target = BACKENDS.get(backend)
     if target is None:
         raise ConfigError(f"unknown backend '{backend}' (expected one of {', '.join(BACKENDS)})")
-    module_name, class_name = target.split(":")
+    module_name, class_name = target[which].split(":")
     try:
         module = import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -43,6 +35,16 @@ def backend_class(backend: str) -> type[Network]:
             raise ConfigError(f"backend '{backend}' is not built yet") from None
         raise
     return getattr(module, class_name)
+
+
+def backend_class(backend: str) -> type[Network]:
+    """The Network subclass registered as `backend` (imported now)."""
+    return _registered(backend, 0)
+
+
+def plan_class(backend: str) -> type:
+    """The BackendPlan subclass registered for `backend` (imported now)."""
+    return _registered(backend, 1)
 
 
 def create_network(backend: str, topology: Topology, config=None, env: simpy.Environment | None = None,

@@ -8,7 +8,7 @@ Memory, measured on this project's runs (`/usr/bin/time -f %M netsim collective 
   are shared by their members, so they add nothing per NPU (they once grew as NPUs^2);
 - every chunk of a collective on every NPU is a simpy process with its records: about
   BYTES_PER_CHUNK (64 MiB split into 10^9 chunks on 16 NPUs: far past any machine).
-The packet backend adds its own state (`packet_backend_state`, counted from the topology and the
+The packet backend adds its own state (`netsim.garnet.plan.PacketPlan.state`, counted from the topology and the
 [garnet] table before the network is built; tracemalloc of GarnetNetwork on torus-4x4 and torus-8x8
 at 2 and 34 VCs, both giving the same figures):
 - every router or NIC input port with its output unit upstream: BYTES_PER_PORT;
@@ -97,55 +97,6 @@ class Budget:
         return []
 
 
-def topology_within_budget(network_config, what: str, chunks_per_npu: int = 0, largest_message: int = 0):
-    """`network_config`'s topology, built once its NPUs (and `chunks_per_npu`) fit in memory, from
-    the config alone; then checked with what the backend itself will hold (the packet backend's
-    ports, VCs and the packets of a `largest_message`-byte message) before the network is built, so
-    a runaway input is refused in a moment instead of growing for a minute. ConfigError if not."""
-    Budget(network_config.npus, chunks_per_npu).check_memory(what)
-    topology = network_config.build_topology()
-    backend_within_budget(topology, network_config, what, chunks_per_npu, largest_message)
-    return topology
-
-
-def backend_within_budget(topology, network_config, what: str, chunks_per_npu: int = 0,
-                          largest_message: int = 0) -> None:
-    """ConfigError unless what the backend itself will hold on `topology` (the packet backend's
-    ports, VCs and the packets of a `largest_message`-byte message) fits in memory; counted before
-    the network is built. (A Chakra trace's largest message is known only once the trace, which
-    needs the topology, is read: its run checks it here then.)"""
-    from netsim.backends import state_estimate
-
-    estimate = state_estimate(network_config.backend)
-    if estimate is not None:
-        state = estimate(topology, network_config, largest_message)
-        Budget(topology.npus, chunks_per_npu, **state).check_memory(what)
-
-
-def packet_backend_state(topology, network_config, largest_message: int) -> dict:
-    """What the packet backend will hold on `topology` with `network_config`'s [garnet] table, counted as
-    GarnetNetwork builds it but without building it: `ports` (an input port per link into a router
-    and per NIC injection port), their `vcs` and the packets of a `largest_message`-byte message
-    (Budget's fields). NIC ejection ports hold no VCs of their own and are left out."""
-    from netsim.garnet.params import Params
-
-    config = network_config.garnet
-    params = Params(config, topology)
-    direct = topology.direct_terminals
-    routed = [not (direct and npu < topology.npus) for npu in range(topology.npus)]
-    ports = vcs = 0
-    outgoing = [0] * topology.npus
-    for link in topology.links:
-        src_routed = link.src >= topology.npus or routed[link.src]
-        if link.src < topology.npus and src_routed:
-            outgoing[link.src] += 1
-        if link.dst >= topology.npus or routed[link.dst]:
-            ports += 1
-            vcs += params.vcs(link.dim) if src_routed else config.vcs
-    per_link = config.nic_ports == "per-link"
-    injection = sum((count if per_link else 1) for count, has_router in zip(outgoing, routed) if has_router)
-    return {"ports": ports + injection, "vcs": vcs + injection * config.vcs,
-            "message_packets": -(-largest_message // params.packet_bytes)}
 
 
 def check_input_size(path: Path, size: int) -> None:

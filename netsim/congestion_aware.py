@@ -37,6 +37,7 @@ class CongestionAwareNetwork(Network):
     """Links as FIFO servers, messages forwarded whole from link to link; see the module docstring."""
 
     backend_name = "congestion-aware"
+    stores_and_forwards = True
     mirrors = "everyone"  # messages meet on links: only a symmetric collective over every NPU is mirrored
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, seed: int = 0):

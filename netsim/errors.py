@@ -43,18 +43,18 @@ class InvariantError(AssertionError):
 
 class MirrorMismatch(Exception):
     """The copies of one message that stands for others (a symmetric collective's, a lockstep run's)
-    arrived in different cycles on the packet backend (netsim.garnet.mirrored): not an error, the
+    arrived in different cycles on the packet backend (netsim.garnet.shortcuts.mirrored): not an error, the
     signal to simulate the run again per message."""
 
 
 class PartitionConflict(Exception):
     """A message started through ports that the packet backend's fast-forward per partition had moved
-    ahead of the clock (netsim.garnet.partitions): not an error, the signal to simulate the run again
+    ahead of the clock (netsim.garnet.shortcuts.partitions): not an error, the signal to simulate the run again
     with the whole-network fast-forward."""
 
 
 class QuotientConflict(Exception):
-    """Traffic the packet backend cannot run on the quotient it folded a symmetric run onto (netsim.garnet.quotient):
+    """Traffic the packet backend cannot run on the quotient it folded a symmetric run onto (netsim.garnet.shortcuts.quotient):
     not an error, the signal to simulate the run again with every copy sent (`garnet.symmetry = "copies"`)."""
 
 

@@ -10,10 +10,13 @@ line whole or not at all (`append_whole`).
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
 from netsim.errors import ConfigError
+
+NAME_LIMIT = 100  # characters of a folder name made from a run's name (folder_name)
 
 
 def cannot_write(path, exc: OSError, what: str = "") -> ConfigError:
@@ -57,3 +60,9 @@ def append_whole(stream, text: str, what: str = "") -> None:
     except OSError as exc:
         os.ftruncate(stream.fileno(), size)
         raise cannot_write(stream.name, exc, what) from None
+
+def folder_name(name: str) -> str:
+    """`name` (a run's name, from a config file the user may not have written) as one harmless
+    path component: no separators, no leading dots, printable, at most NAME_LIMIT characters."""
+    safe = re.sub(r"[^A-Za-z0-9._+=-]+", "_", name).lstrip(".")[:NAME_LIMIT]
+    return safe or "run"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from netsim.errors import NetsimWarning
 from netsim.network_config import load_network
-from netsim.runner import run_collective, run_training
+from netsim.app.runner import run_collective, run_training
 from system import load_system
 from workload import load_workload
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from netsim.sweep import results_folder, study_arguments, sweep
+from netsim.app.sweep import results_folder, study_arguments, sweep
 from netsim.units import parse_size
 
 NETWORKS = ("ring-8", "ring-16", "switch-16", "torus-4x4", "torus-2x4x4", "torus-4x4x4", "torus-8x8", "fat-tree-32",

@@ -40,7 +40,7 @@ def run_scenario(name: str) -> tuple[float, object]:
     from netsim.network_config import load_network
 
     if name in SYNTH_CYCLES:
-        from netsim.traffic import run_synth
+        from netsim.app.traffic import run_synth
 
         fidelity, rate = name.split("-")
         flits = 16 if fidelity == "packet" else 4

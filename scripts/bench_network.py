@@ -55,7 +55,7 @@ from byte_compile import byte_compile_project
 from netsim.analytical import AnalyticalNetwork
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
-from netsim.traffic import run_synth, sweep_synth
+from netsim.app.traffic import run_synth, sweep_synth
 from netsim.units import parse_size
 from system import build_systems, load_system
 

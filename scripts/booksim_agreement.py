@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim import traffic
+from netsim.app import traffic
 from netsim.config import Source
 from netsim.network_config import parse_network_table
 

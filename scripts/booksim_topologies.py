@@ -37,7 +37,7 @@ import pandas as pd
 
 from netsim.config import Source
 from netsim.network_config import parse_network_table
-from netsim.traffic import run_synth
+from netsim.app.traffic import run_synth
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "booksim2"
 SUMMARY = pd.read_csv(DATA / "booksim2-topologies-summary.csv")

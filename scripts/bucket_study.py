@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from netsim.network_config import BACKEND_NAMES, load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from netsim.units import parse_size
 from system import load_system
 from workload import load_workload

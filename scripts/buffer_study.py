@@ -8,7 +8,7 @@ buffer depth x VC count:
 - one training iteration: ResNet-50 data-parallel (full; --quick uses the one-layer
   microAllReduce workload instead, since a packet-level ResNet-50 iteration takes ~15 s);
 - the saturation throughput of uniform random traffic, bracketed by the loads measured
-  (netsim.saturation: a load is past saturation when its packets did not drain, its latency passed
+  (netsim.app.saturation: a load is past saturation when its packets did not drain, its latency passed
   3x zero-load, or its accepted load fell short of the offered by more than counting noise;
   "< x" when even the lowest load was, "> x" when none was). Quick mode measures 2000-cycle
   windows (after 400 warm-up cycles) at 8 loads: long enough that noise alone reads as saturation
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim.plots import pyplot
-from netsim.saturation import saturation_frame
-from netsim.sweep import results_folder, study_arguments, sweep
+from netsim.app.plots import pyplot
+from netsim.app.saturation import saturation_frame
+from netsim.app.sweep import results_folder, study_arguments, sweep
 
 NETWORKS = {"switch-16": "flat", "dgx-8x4": "hierarchical"}
 KNOBS = ["garnet.buffer_flits", "garnet.vcs"]

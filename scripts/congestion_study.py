@@ -11,8 +11,8 @@
      analytical one's, between the two largest sizes (`congestion_slowdown`; NaN where even the
      largest size is latency-bound, so nothing can be said about congestion there).
 2. Synthetic latency-vs-load curves (uniform, transpose, tornado) on the torus and the switch:
-   where each saturates, bracketed by the loads measured (netsim.saturation). Each case's loads are
-   fractions of its channel-load bound (netsim.traffic.ideal_saturation_load: the offered load at
+   where each saturates, bracketed by the loads measured (netsim.app.saturation). Each case's loads are
+   fractions of its channel-load bound (netsim.app.traffic.ideal_saturation_load: the offered load at
    which its busiest link is full, from the topology's routes, no run), up to 1.2 times it: no
    network sustains a load above the bound, so the last loads are past saturation and the first
    below it, and the headline gives a bracket for every case (offered loads in flits/node/cycle
@@ -35,10 +35,10 @@ from pathlib import Path
 import pandas as pd
 
 from netsim.network_config import load_network
-from netsim.plots import pyplot
-from netsim.saturation import saturation_frame
-from netsim.sweep import results_folder, study_arguments, sweep
-from netsim.traffic import ideal_saturation_load
+from netsim.app.plots import pyplot
+from netsim.app.saturation import saturation_frame
+from netsim.app.sweep import results_folder, study_arguments, sweep
+from netsim.app.traffic import ideal_saturation_load
 from netsim.units import format_size, parse_size
 
 TOPOLOGIES = {"torus-4x4": "torus", "switch-16": "switch", "dgx-8x4": "hierarchical"}

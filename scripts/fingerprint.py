@@ -24,7 +24,7 @@ from pathlib import Path
 
 from netsim.errors import NetsimError
 from netsim.network_config import load_network
-from netsim.runner import run_collective, run_training
+from netsim.app.runner import run_collective, run_training
 from system import load_system
 from workload import load_workload
 
@@ -82,7 +82,7 @@ def scenarios(only: str | None):
 
 def packet_scenarios():
     """The packet backend's own fingerprint: collective times, and every figure of a synthetic run."""
-    from netsim.traffic import run_synth
+    from netsim.app.traffic import run_synth
 
     for network in PACKET_NETWORKS:
         for fidelity in ("flit", "packet"):

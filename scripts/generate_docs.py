@@ -1,5 +1,5 @@
 """Write the generated reference pages of docs/ from the code's declarations:
-docs/config-keys.md, every config key with its unit, default and meaning (netsim.config_keys).
+docs/config-keys.md, every config key with its unit, default and meaning (netsim.app.config_keys).
 
     python scripts/generate_docs.py           # rewrite the pages
     python scripts/generate_docs.py --check   # exit 1 if a page is not current (tests/test_docs.py)
@@ -16,8 +16,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 def generated_pages() -> dict[Path, str]:
     """Each generated page's path and its current text."""
-    from netsim.cli import declared_tables
-    from netsim.config_keys import config_keys, keys_markdown
+    from netsim.app.commands import declared_tables
+    from netsim.app.config_keys import config_keys, keys_markdown
 
     return {DOCS / "config-keys.md": keys_markdown(config_keys(declared_tables()))}
 

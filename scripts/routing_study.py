@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from netsim.plots import pyplot
-from netsim.sweep import results_folder, study_arguments, sweep
+from netsim.app.plots import pyplot
+from netsim.app.sweep import results_folder, study_arguments, sweep
 from netsim.units import format_size
 
 NETWORKS = {"rail-128": "rail-optimized, 128 GPUs", "fat-tree-64": "fat-tree, 64 NPUs"}

@@ -17,8 +17,8 @@ induction on time they stay in step. Only the representatives' loops run: a coll
 symmetric one (its orbits spread over the slot's communicators), a point-to-point message as one
 message to the peer class's representative standing for every member's. Congestion-unaware
 backends (`mirrors == "members"`: messages never meet) and the packet backend (`"copies"`: every
-member's copy is sent, and their arrivals in one cycle are checked: netsim.garnet.mirrored; on a torus
-the planned orbits may fold onto a quotient torus, netsim.garnet.quotient); the
+member's copy is sent, and their arrivals in one cycle are checked: netsim.garnet.shortcuts.mirrored; on a torus
+the planned orbits may fold onto a quotient torus, netsim.garnet.shortcuts.quotient); the
 congestion-aware backend runs per message.
 """
 

@@ -14,7 +14,7 @@ after that message's cost; every member's record shows its phases as they run, a
 counts every member's traffic from the representative's, per orbit of (sender, receiver) pairs.
 On the packet backend (`mirrors == "copies"`) every member's copy of each message is still sent
 through the routers, and the run is exact while all copies of a message arrive in one cycle, which
-the backend checks as they arrive (netsim.garnet.mirrored; the runner simulates again per message
+the backend checks as they arrive (netsim.garnet.shortcuts.mirrored; the runner simulates again per message
 otherwise).
 
 `collective-simulation = "per-message"` turns this off (every NPU runs every message, the

@@ -31,7 +31,7 @@ def netsim_command() -> list[str]:
     """The `netsim` command as a user runs it: the script installed beside this Python (not another
     install that PATH may find first), else the CLI module."""
     script = Path(sys.executable).parent / "netsim"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "netsim.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "netsim.app.cli"]
 
 
 def network_config(topology: dict, **garnet):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from netsim.network_config import load_network
-from netsim.runner import run_collective
+from netsim.app.runner import run_collective
 from system import load_system
 
 DATA = Path(__file__).parent / "data" / "astra-sim-2x"

@@ -14,7 +14,7 @@ import pytest
 
 from netsim.errors import ConfigError, NetsimWarning
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from workload import load_workload
 

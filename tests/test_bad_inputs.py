@@ -5,7 +5,7 @@ accepted silently, none prints argparse's usage text."""
 import pytest
 
 from netsim import budget
-from netsim.cli import main
+from netsim.app.cli import main
 from netsim.errors import ConfigError
 
 RING = 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ {bw} ]\nlatency: [ 500 ]\n'

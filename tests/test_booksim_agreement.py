@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from netsim.traffic import run_synth
+from netsim.app.traffic import run_synth
 from tests.helpers import network_config
 
 DATA = Path(__file__).parent / "data" / "booksim2"

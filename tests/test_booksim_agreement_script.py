@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from netsim import traffic
+from netsim.app import traffic
 from tests.test_booksim_agreement import ROWS, SUMMARY
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "booksim_agreement.py"

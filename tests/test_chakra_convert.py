@@ -10,7 +10,7 @@ from netsim.backends import BACKENDS
 from netsim.bundled import bundled_names
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.runner import run_trace, run_training
+from netsim.app.runner import run_trace, run_training
 from system import load_system
 from tests.helpers import netsim_command
 from workload import WORKLOAD_SUFFIXES, load_workload, register_loop, with_overrides

@@ -9,8 +9,8 @@ import pytest
 from netsim.backends import BACKENDS
 from netsim.errors import ConfigError, DeadlockError
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.runner import run_collective, run_trace
+from netsim.app.progress import RunMonitor
+from netsim.app.runner import run_collective, run_trace
 from system import load_system
 from tests.helpers import chakra_node, netsim_command, write_traces
 from workload.chakra import MemoryConfig, load_comm_groups, load_memory, load_trace

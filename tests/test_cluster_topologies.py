@@ -9,7 +9,7 @@ import pytest
 
 from netsim.errors import ConfigError, DeadlockError
 from netsim.garnet.routing import ANY, HIGH, LOW, ROUTING
-from netsim.traffic import run_synth
+from netsim.app.traffic import run_synth
 from tests.helpers import garnet, network_config
 
 WIRING = Path(__file__).parent / "data" / "booksim2" / "wiring"

@@ -54,7 +54,7 @@ def test_every_core_module_is_the_compiled_one():
 
 
 def test_version_says_which_core_runs():
-    done = subprocess.run([sys.executable, "-m", "netsim.cli", "--version"], env={**os.environ, "NETSIM_PURE_CORE": "1"},
+    done = subprocess.run([sys.executable, "-m", "netsim.app.cli", "--version"], env={**os.environ, "NETSIM_PURE_CORE": "1"},
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "packet core: pure Python: NETSIM_PURE_CORE=1" in done.stdout

@@ -4,7 +4,7 @@ import pytest
 
 from netsim.congestion_aware import CongestionAwareNetwork
 from netsim.network_config import load_network
-from netsim.runner import run_collective, run_training
+from netsim.app.runner import run_collective, run_training
 from system import load_system
 from tests.helpers import analytical, one_message
 from workload import load_workload

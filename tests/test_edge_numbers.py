@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 from tests.helpers import chakra_node, write_traces
 
 

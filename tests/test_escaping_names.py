@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 from workload import load_workload
 from workload.generator import write
 

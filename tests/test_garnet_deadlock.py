@@ -8,7 +8,7 @@ from netsim.analytical import AnalyticalNetwork
 from netsim.errors import DeadlockError
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
-from netsim.traffic import SynthRun, run_synth
+from netsim.app.traffic import SynthRun, run_synth
 from tests.helpers import network_config
 
 

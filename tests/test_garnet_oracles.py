@@ -13,7 +13,7 @@ import pytest
 from netsim.garnet import core
 from netsim.garnet.clock import CycleClock
 from netsim.network_config import load_network
-from netsim.traffic import SynthRun
+from netsim.app.traffic import SynthRun
 from tests.helpers import garnet, network_config
 
 

@@ -10,7 +10,8 @@ from importlib import import_module
 import pytest
 
 from netsim import budget
-from netsim.cli import main, synth_budget_warnings
+from netsim.app.cli import main
+from netsim.app.scenarios import synth_budget_warnings
 from netsim.network_config import load_network
 from netsim.topology import TOPOLOGY_KINDS
 from tests.helpers import netsim_command

@@ -4,8 +4,8 @@ run gets the 50-100 samples README promises (issue 29, item 5)."""
 import pytest
 
 from netsim.network_config import load_network
-from netsim.report import interval_utilization
-from netsim.runner import run_collective
+from netsim.app.report import interval_utilization
+from netsim.app.runner import run_collective
 from system import load_system
 
 
@@ -43,7 +43,7 @@ def test_the_peaks_are_the_same_from_plain_columns_and_from_frames(direct_all_to
     """network_summary reads plain columns (synth) or DataFrames (the other commands): the busiest
     link over the run and over one interval are the same either way, and the interval peak is the
     highest of `interval_utilization`'s table (lowest link id, then earliest interval, among equals)."""
-    from netsim.report import max_utilization, peak_interval_utilization
+    from netsim.app.report import max_utilization, peak_interval_utilization
 
     links, series = direct_all_to_all.tables["links"], direct_all_to_all.tables["link_timeseries"]
     plain_links = {name: links[name].tolist() for name in links.columns}

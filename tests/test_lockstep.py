@@ -6,7 +6,7 @@ and `"per-message"` (every NPU runs its own loop and messages), and requires the
 timing in summary.json bit for bit, end_to_end.csv and detailed.csv equal, the same bytes per NPU and
 per link, link busy times equal up to float rounding. Cases: every bundled workload on bundled
 networks, ASTRA-sim's v1 samples, pipeline schedules and generated transformers; and some of them on
-the packet backend, which sends every member's copy and compares their arrivals (netsim.garnet.mirrored).
+the packet backend, which sends every member's copy and compares their arrivals (netsim.garnet.shortcuts.mirrored).
 """
 
 from pathlib import Path
@@ -15,7 +15,7 @@ import pytest
 
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from workload import load_workload
 from workload.generator import transformer

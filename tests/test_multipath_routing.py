@@ -11,7 +11,7 @@ from netsim.analytical import AnalyticalNetwork
 from netsim.congestion_aware import CongestionAwareNetwork
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.traffic import run_synth
+from netsim.app.traffic import run_synth
 from tests.helpers import garnet, network_config
 
 # 16 NPUs: a 4-ary 2-tree, 4 leaves of 4 NPUs, 4 roots, non-blocking (every NPU's link is a leaf's

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.traffic import SynthRun
+from netsim.app.progress import RunMonitor
+from netsim.app.traffic import SynthRun
 from tests.helpers import netsim_command
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -54,7 +54,7 @@ def test_report_metric_writes_its_own_plot(tmp_path):
 
 def test_a_doubling_sweep_is_plotted_on_a_log_2_axis():
     plt = pytest.importorskip("matplotlib.pyplot")
-    from netsim import plots
+    from netsim.app import plots
 
     frame = pd.DataFrame({"status": "ok", "garnet.buffer_flits": [2, 4, 8, 16, 32] * 2,
                           "kind": ["all-reduce"] * 5 + ["all-to-all"] * 5,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 
 
 def netsim(capsys, *argv) -> tuple[int, str]:
@@ -201,7 +201,7 @@ def test_a_sweep_that_cannot_append_leaves_no_torn_record(capsys, tmp_path, monk
 
 def test_a_sweep_whose_final_rewrite_fails_keeps_its_records_and_no_temporary(capsys, tmp_path, monkeypatch):
     """The final rewrite left `.study.results.jsonl.<pid>.tmp` and a traceback."""
-    from netsim.sweep import read_results
+    from netsim.app.sweep import read_results
 
     study = tmp_path / "study.toml"
     study.write_text(STUDY)
@@ -284,13 +284,13 @@ def signal_at_mark(process: subprocess.Popen, signum: int | None) -> tuple[int, 
 
 
 SLOW_WRITING = """
-import netsim.outputs
-real_csv_text = netsim.outputs.csv_text
+import netsim.app.outputs
+real_csv_text = netsim.app.outputs.csv_text
 def slow_csv_text(frame):
     print("MARK writing a table", file=sys.stderr, flush=True)
     time.sleep(0.3)
     return real_csv_text(frame)
-netsim.outputs.csv_text = slow_csv_text
+netsim.app.outputs.csv_text = slow_csv_text
 """
 
 
@@ -315,15 +315,15 @@ SLOW_IMPORT = """
 import importlib.abc
 class SlowImport(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name == "netsim.cli":  # the command's modules are being imported
+        if name == "netsim.app.cli":  # the command's modules are being imported
             print("MARK importing", file=sys.stderr, flush=True)
             time.sleep(60)
         return None
 sys.meta_path.insert(0, SlowImport())
 """
 SECOND_LOAD = """
-import netsim.traffic
-real_execute = netsim.traffic.SynthRun.execute
+import netsim.app.traffic
+real_execute = netsim.app.traffic.SynthRun.execute
 runs = []
 def execute(self):
     runs.append(self)
@@ -331,7 +331,7 @@ def execute(self):
         print("MARK mid-sweep", file=sys.stderr, flush=True)
         time.sleep(1)
     return real_execute(self)
-netsim.traffic.SynthRun.execute = execute
+netsim.app.traffic.SynthRun.execute = execute
 """
 SWEEP = ("synth", "--network", "ring-8", "--pattern", "uniform", "--sweep", "--cycles", "200", "--quiet")
 
@@ -371,14 +371,14 @@ def test_a_size_range_stopped_between_sizes_is_partial(tmp_path):
     from netsim import load
 
     stop_after_first_size = """
-    import netsim.runner
-    real_run_collective = netsim.runner.run_collective
+    import netsim.app.runner
+    real_run_collective = netsim.app.runner.run_collective
     def run_collective(*args, **kwargs):
         result = real_run_collective(*args, **kwargs)
         print("MARK a size done", file=sys.stderr, flush=True)
         time.sleep(1)
         return result
-    netsim.runner.run_collective = run_collective
+    netsim.app.runner.run_collective = run_collective
     """
     out = tmp_path / "out"
     process = patched_netsim(tmp_path, stop_after_first_size, "collective", "all-reduce", "--size", "1KiB:4KiB",
@@ -392,13 +392,13 @@ def test_a_size_range_stopped_between_sizes_is_partial(tmp_path):
 def test_sigterm_during_set_up_exits_143(tmp_path):
     """It exited 130, as for Ctrl-C."""
     slow_set_up = """
-    import netsim.runner
-    real_create_network = netsim.runner.create_network
+    import netsim.network_plan
+    real_create_network = netsim.network_plan.create_network
     def slow_create_network(*args, **kwargs):
         print("MARK building", file=sys.stderr, flush=True)
         time.sleep(60)
         return real_create_network(*args, **kwargs)
-    netsim.runner.create_network = slow_create_network
+    netsim.network_plan.create_network = slow_create_network
     """
     process = patched_netsim(tmp_path, slow_set_up, "collective", "all-reduce", "--size", "16KiB", "--network",
                              "ring-8", "--out", tmp_path / "out", "--quiet")
@@ -408,19 +408,19 @@ def test_sigterm_during_set_up_exits_143(tmp_path):
 
 def test_a_signal_right_after_a_sweeps_last_point_says_it_finished(tmp_path):
     """It said "interrupted ... rerun to resume" although every point was done."""
-    from netsim.sweep import read_results
+    from netsim.app.sweep import read_results
 
     study = tmp_path / "study.toml"
     study.write_text(STUDY)
     stop_after_last_point = """
-    import netsim.sweep
-    real_record = netsim.sweep.SweepState.record
+    import netsim.app.sweep
+    real_record = netsim.app.sweep.SweepState.record
     def record(self, point):
         real_record(self, point)
         if self.done == self.total:
             print("MARK last point", file=sys.stderr, flush=True)
             os.kill(os.getpid(), signal.SIGINT)
-    netsim.sweep.SweepState.record = record
+    netsim.app.sweep.SweepState.record = record
     """
     process = patched_netsim(tmp_path, stop_after_last_point, "sweep", study, "--jobs", "1")
     status, out, err = signal_at_mark(process, None)
@@ -482,14 +482,14 @@ def test_synthetic_traffic_is_refused_before_building_too(capsys, tmp_path, eigh
 @pytest.mark.parametrize("network", ["torus-4x4", "switch-16", "dgx-8x4"])
 @pytest.mark.parametrize("garnet", [{}, {"nic_ports": "single", "vcs": 6}])
 def test_the_packet_state_counted_before_building_is_what_the_backend_builds(network, garnet):
-    from netsim.budget import packet_backend_state
     from netsim.garnet.network import GarnetNetwork
+    from netsim.garnet.plan import PacketPlan
     from netsim.network_config import load_network
 
     config = load_network(network, [(["garnet", key], value) for key, value in garnet.items()], "garnet")
     topology = config.build_topology()
     built = GarnetNetwork(topology, config=config)
-    counted = packet_backend_state(topology, config, 10**6)
+    counted = PacketPlan(config, topology).state(10**6)
     ports = [port for router in built.routers for port in router.inputs]
     assert counted == {"ports": len(ports), "vcs": sum(len(port.vcs) for port in ports),
                        "message_packets": -(-10**6 // built.packet_bytes)}

@@ -10,8 +10,8 @@ import pytest
 
 from netsim.analytical import AnalyticalNetwork
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.runner import run_collective
+from netsim.app.progress import RunMonitor
+from netsim.app.runner import run_collective
 from system import load_system
 from tests.helpers import netsim_command
 from tests.test_cli import netsim
@@ -145,7 +145,7 @@ def test_ctrl_c_on_a_collective_prints_partial_and_no_bandwidth(tmp_path):
 
 def test_exposed_communication_never_exceeds_the_communication_and_updates_are_their_own_column():
     """ResNet-50's conv1 showed 21,035.9 ns exposed of 17,806.9 ns total: the rest was the weight update."""
-    from netsim.runner import run_training
+    from netsim.app.runner import run_training
     from workload import load_workload
 
     result = run_training(load_network("torus-4x4"), load_system("default"), load_workload("Resnet50_DataParallel"))
@@ -165,7 +165,7 @@ def test_a_full_disk_leaves_no_table_cut_mid_row_beside_a_summary(tmp_path, monk
     a folder `netsim report` refuses, not a cut CSV beside "partial": false."""
     import errno
 
-    from netsim import outputs
+    from netsim.app import outputs
     from netsim.errors import ConfigError
 
     result = run_collective(load_network("ring-8"), load_system("default"), "all-reduce", 4096)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from netsim.errors import ConfigError
-from netsim.garnet.fastforward import MAX_BACKOFF
+from netsim.garnet.shortcuts.fastforward import MAX_BACKOFF
 from netsim.garnet.network import GarnetNetwork
 from netsim.network_config import load_network
-from netsim.traffic import SynthRun, run_synth
+from netsim.app.traffic import SynthRun, run_synth
 from tests.helpers import closed_form_cycles, garnet, network_config, one_message, systems_for
 
 NOC = {"bandwidth": "16GB/s", "latency": "1ns"}

@@ -8,8 +8,9 @@ import subprocess
 import pandas as pd
 import pytest
 
-from netsim.cli import build_parser, run_scenario
-from netsim.progress import RunMonitor
+from netsim.app.parser import build_parser
+from netsim.app.scenarios import run_scenario
+from netsim.app.progress import RunMonitor
 from tests.helpers import netsim_command
 
 

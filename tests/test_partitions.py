@@ -1,4 +1,4 @@
-"""The packet backend's fast-forward per partition (netsim/garnet/partitions.py): how messages are
+"""The packet backend's fast-forward per partition (netsim/garnet/shortcuts/partitions.py): how messages are
 grouped, skips that end before anything could start a message through their ports (and the conflict
 that sends a run back to the whole-network fast-forward should one still do), and the same results
 as stepping every cycle on the bundled networks (the mechanism's own exactness tests are
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from netsim.errors import PartitionConflict
-from netsim.garnet.partitions import _one_period
+from netsim.garnet.shortcuts.partitions import _one_period
 from netsim.network_config import load_network
-from netsim.runner import run_collective
+from netsim.app.runner import run_collective
 from system import load_system
 from tests.helpers import garnet, network_config
 

@@ -5,15 +5,15 @@ import re
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 from netsim.network_config import load_network
-from netsim.outputs import load_output, write_outputs
-from netsim.runner import run_collective, run_training
+from netsim.app.outputs import load_output, write_outputs
+from netsim.app.runner import run_collective, run_training
 from system import load_system
 from workload import load_workload
 
 plt = pytest.importorskip("matplotlib.pyplot")
-from netsim import plots  # noqa: E402  (after the importorskip: plots needs matplotlib)
+from netsim.app import plots  # noqa: E402  (after the importorskip: plots needs matplotlib)
 
 UNIT = re.compile(r"\((ns|us|ms|s|cycles|flits/node/cycle|bytes|GB/s|busy / simulated time|busy / interval"
                   r"|fraction)\)")

@@ -1,4 +1,4 @@
-"""Symmetric runs folded onto a quotient torus (netsim.garnet.quotient): every table the same as with every
+"""Symmetric runs folded onto a quotient torus (netsim.garnet.shortcuts.quotient): every table the same as with every
 copy sent through the whole torus; traffic that does not fold is refused, and the runner sends every copy."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 from netsim.backends import create_network
 from netsim.errors import QuotientConflict
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.runner import _attempts, run_collective, run_training
+from netsim.network_plan import plan_network
+from netsim.app.progress import RunMonitor
+from netsim.app.runner import _attempts, run_collective, run_training
 from system import build_systems, load_system
 from tests.helpers import netsim_command
 from workload import load_workload
@@ -132,14 +133,14 @@ def test_the_runner_sends_every_copy_after_a_quotient_conflict():
     symmetric), and the summary's warnings say so."""
     calls = []
 
-    def attempt(symmetric: bool, network_cfg):
-        calls.append((symmetric, network_cfg.garnet.symmetry))
-        if network_cfg.garnet.symmetry == "quotient":
+    def attempt(symmetric: bool, plan):
+        calls.append((symmetric, plan.config.garnet.symmetry))
+        if plan.config.garnet.symmetry == "quotient":
             raise QuotientConflict("a message 2 -> 3 outside the symmetric run folded onto a quotient")
         return "every copy's result"
 
     monitor = RunMonitor()
-    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "every copy's result"
+    assert _attempts(attempt, plan_network(load_network("torus-4x4"), "a test"), monitor) == "every copy's result"
     assert calls == [(True, "quotient"), (True, "copies")]
     assert monitor.notes == ["a message 2 -> 3 outside the symmetric run folded onto a quotient: simulated again "
                              "with garnet.symmetry = 'copies'"]

@@ -5,12 +5,13 @@ import math
 import pandas as pd
 import pytest
 
-from netsim import report, timeseries
+from netsim.api import LINK_COLUMNS
+from netsim.app import report, timeseries
 from netsim.backends import create_network
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.outputs import write_outputs
-from netsim.runner import run_collective
+from netsim.app.progress import RunMonitor
+from netsim.app.outputs import write_outputs
+from netsim.app.runner import run_collective
 from system import load_system
 from tests.test_cli import netsim
 
@@ -29,7 +30,7 @@ def test_link_bytes_add_up_to_bytes_sent_times_hops(backend, network_name):
         network.endpoint(dst).recv(src, nbytes, tag=src)
     network.run()
     links = network.link_stats()
-    assert set(report.LINK_COLUMNS) <= set(links.columns)
+    assert set(LINK_COLUMNS) <= set(links.columns)
     assert list(links["link_id"]) == list(range(len(topology.links)))
     assert links["bytes"].sum() == sum(nbytes * topology.hops(src, dst) for src, dst, nbytes in pairs)
     for src, dst, nbytes in pairs:  # every link on one of its minimal routes carried the message
@@ -144,7 +145,7 @@ def test_report_command_and_plots(tmp_path):
 def test_plot_without_matplotlib_says_how_to_install(tmp_path, monkeypatch):
     import builtins
 
-    from netsim import plots
+    from netsim.app import plots
     from netsim.errors import ConfigError
 
     real_import = builtins.__import__

@@ -10,7 +10,7 @@ from netsim.errors import ConfigError
 from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.routing import ROUTING
 from netsim.network_config import load_network
-from netsim.traffic import SynthRun, run_synth
+from netsim.app.traffic import SynthRun, run_synth
 from tests.helpers import garnet, network_config, systems_for
 
 NOC = {"bandwidth": "16GB/s", "latency": "1ns"}  # 16-byte flits at 1 GHz: one flit per cycle, 1-cycle links

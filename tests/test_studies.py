@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from netsim.network_config import load_network
-from netsim.saturation import past_saturation, saturation
-from netsim.traffic import run_synth
+from netsim.app.saturation import past_saturation, saturation
+from netsim.app.traffic import run_synth
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 

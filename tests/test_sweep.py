@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 from netsim.errors import ConfigError
-from netsim.sweep import as_record, load_study, point_argv, results_frame, run_study
+from netsim.app.sweep import as_record, load_study, point_argv, results_frame, run_study
 from tests.helpers import netsim_command
 
 STUDY = """
@@ -380,12 +380,12 @@ def test_a_scheduler_nobody_listens_on_is_the_only_line(tmp_path, capsys):
 
 def test_a_results_file_that_cannot_be_written_is_the_only_line(tmp_path, capsys, monkeypatch):
     """As in a read-only folder (which root, running the tests, could write anyway)."""
-    import netsim.sweep
+    import netsim.app.sweep
 
     def read_only(path):
         raise ConfigError(f"{path}: cannot write the results file (Read-only file system)")
 
-    monkeypatch.setattr(netsim.sweep, "open_results", read_only)
+    monkeypatch.setattr(netsim.app.sweep, "open_results", read_only)
     path = write_study(tmp_path, SMALL)
     assert main(["sweep", str(path), "--jobs", "1"]) == 2
     err = capsys.readouterr().err

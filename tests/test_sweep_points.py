@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from netsim.errors import ConfigError
-from netsim.sweep import SweepState, load_study, results_frame, run_study
+from netsim.app.sweep import SweepState, load_study, results_frame, run_study
 from tests.helpers import netsim_command
 
 STUDY = """

@@ -6,7 +6,7 @@ message), and requires the same results: the collective time and every phase tim
 the same bytes per link and per NPU, and busy times equal up to float rounding. Cases: every
 bundled network x algorithm x collective, and every ASTRA-sim sample of tests/data/astra-sim-2x on
 its own files, on both analytical backends (congestion-unaware and congestion-aware); and on the packet
-backend, which sends every member's copy and compares their arrivals (netsim.garnet.mirrored).
+backend, which sends every member's copy and compares their arrivals (netsim.garnet.shortcuts.mirrored).
 """
 
 import csv
@@ -17,8 +17,9 @@ import pytest
 from netsim.backends import create_network
 from netsim.errors import ConfigError, MirrorMismatch, PartitionConflict
 from netsim.network_config import load_network
-from netsim.progress import RunMonitor
-from netsim.runner import _attempts, collective_phases, run_collective
+from netsim.network_plan import plan_network
+from netsim.app.progress import RunMonitor
+from netsim.app.runner import _attempts, collective_phases, run_collective
 from system import build_systems, load_system
 from tests.helpers import analytical
 
@@ -305,7 +306,7 @@ def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
     the summary's warnings say so (once)."""
     calls = []
 
-    def attempt(symmetric: bool, network_cfg):
+    def attempt(symmetric: bool, plan):
         calls.append(symmetric)
         if symmetric:
             raise MirrorMismatch("symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, the other members' "
@@ -315,7 +316,7 @@ def test_the_runner_simulates_again_per_message_when_copies_arrive_apart():
 
     monitor = RunMonitor()
     monitor.note("a budget warning")
-    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "the per-message result"
+    assert _attempts(attempt, plan_network(load_network("torus-4x4"), "a test"), monitor) == "the per-message result"
     assert calls == [True, False]
     assert monitor.notes == ["a budget warning", "symmetric run: NPU 3's message to NPU 4 arrived in cycle 9, "
                              "the other members' copies of it in cycle 8: simulated again per message"]
@@ -326,9 +327,9 @@ def test_the_runner_simulates_again_with_the_whole_network_fast_forward_after_a_
     again with garnet.fast_forward = 'network' (still symmetric), then per message if that mismatches."""
     calls = []
 
-    def attempt(symmetric: bool, network_cfg):
-        calls.append((symmetric, network_cfg.garnet.fast_forward))
-        if network_cfg.garnet.fast_forward == "partitions":
+    def attempt(symmetric: bool, plan):
+        calls.append((symmetric, plan.config.garnet.fast_forward))
+        if plan.config.garnet.fast_forward == "partitions":
             raise PartitionConflict("a message 1->2 started in cycle 5 through a port whose partition was "
                                     "fast-forwarded to cycle 9")
         if symmetric:
@@ -336,7 +337,7 @@ def test_the_runner_simulates_again_with_the_whole_network_fast_forward_after_a_
         return "the result"
 
     monitor = RunMonitor()
-    assert _attempts(attempt, load_network("torus-4x4"), monitor) == "the result"
+    assert _attempts(attempt, plan_network(load_network("torus-4x4"), "a test"), monitor) == "the result"
     assert calls == [(True, "partitions"), (True, "network"), (False, "network")]
     assert monitor.notes == ["a message 1->2 started in cycle 5 through a port whose partition was fast-forwarded "
                              "to cycle 9: simulated again with garnet.fast_forward = 'network'",

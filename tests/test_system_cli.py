@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from netsim.cli import main
+from netsim.app.cli import main
 
 
 @pytest.mark.parametrize("kind, algorithm", [("all-reduce", "halving-doubling"), ("all-to-all", "direct"),

@@ -111,7 +111,7 @@ def test_default_all_to_all_is_direct_where_every_npu_is_one_hop_away(network, e
     dimensions (a ring all-to-all there took 2.58 ms for 1 MiB on fat-tree-32, direct 8.7 us), ring on
     rings; the summary shows what ran (issue 28, item 13)."""
     from netsim.network_config import load_network
-    from netsim.runner import run_collective
+    from netsim.app.runner import run_collective
 
     result = run_collective(load_network(network), load_system("default"), "all-to-all", 1 << 20)
     assert tuple(result.summary["system"]["all-to-all-implementation"]) == expected

@@ -6,7 +6,7 @@ import pytest
 
 from netsim.analytical import AnalyticalNetwork
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from system.functional import Functional
 from tests.helpers import analytical, systems_for

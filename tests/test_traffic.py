@@ -11,10 +11,10 @@ import pytest
 from netsim.booksim_rng import KnuthRandom
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.saturation import past_saturation, saturation
+from netsim.app.saturation import past_saturation, saturation
 from netsim.topology import TOPOLOGY_KINDS
 from netsim.topology.torus import TorusSpec
-from netsim.traffic import PATTERNS, SynthRun, run_synth, sweep_synth
+from netsim.app.traffic import PATTERNS, SynthRun, run_synth, sweep_synth
 from tests.helpers import network_config
 
 
@@ -86,7 +86,7 @@ def test_sweep_finds_saturation_without_rates():
 
 
 def test_a_sweep_flags_saturation_by_the_studies_rule():
-    """`netsim synth --sweep` and the studies share one rule (netsim.saturation): a sweep's
+    """`netsim synth --sweep` and the studies share one rule (netsim.app.saturation): a sweep's
     `saturated` flags are `past_saturation` against its zero-load latency (its run at 0.002), and
     its saturation load is the low end of the studies' bracket."""
     config = load_network("torus-8x8-noc")
@@ -145,14 +145,14 @@ def test_bad_dragon_sends_to_the_next_group():
     (load_network("switch-16", backend="garnet"), "hotspot", 1 / (0.25 * 15 + 0.75)),  # NPU 0's link
 ])
 def test_the_channel_load_bound_is_the_closed_form(network, pattern, bound):
-    from netsim.traffic import ideal_saturation_load
+    from netsim.app.traffic import ideal_saturation_load
 
     assert ideal_saturation_load(network, pattern) == pytest.approx(bound)
 
 
 def test_no_run_saturates_past_the_channel_load_bound():
     """The bound the congestion study sets its loads by: above it, the network does not keep up."""
-    from netsim.traffic import ideal_saturation_load
+    from netsim.app.traffic import ideal_saturation_load
 
     config = noc((4, 4))
     bound = ideal_saturation_load(config, "tornado")

@@ -3,7 +3,7 @@
 import pytest
 
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from workload import load_workload
 from workload.model import Comm, Layer, Workload

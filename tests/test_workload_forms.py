@@ -5,10 +5,10 @@ from dataclasses import replace
 import pytest
 
 from netsim.bundled import bundled_names
-from netsim.cli import main
+from netsim.app.cli import main
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from workload import load_workload
 from workload.generator import to_legacy, to_toml, transformer

@@ -4,7 +4,7 @@ import pytest
 
 from netsim.errors import ConfigError
 from netsim.network_config import load_network
-from netsim.runner import run_training
+from netsim.app.runner import run_training
 from system import load_system
 from workload.model import Comm, Layer, Workload
 

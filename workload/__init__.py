@@ -15,7 +15,7 @@ from workload.legacy_parser import parse_legacy_workload
 from workload.loops import LOOPS, NpuRun, loop_for, register_loop
 from workload.model import Comm, Layer, Workload
 from workload.toml_form import KNOWN_OPTIONS, option_name, option_value, parse_toml_workload
-from workload.loops import reordered  # noqa: E402,F401  (the README example: registered via the public API)
+from workload.loops import reordered  # noqa: E402,F401  (a loop registered by name, as docs/system-and-workloads.md shows)
 
 WORKLOAD_SUFFIXES = (".txt", ".toml")
 

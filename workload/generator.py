@@ -22,7 +22,7 @@ from pathlib import Path
 from netsim.config import read_text
 from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
-from netsim.outputs import folder_name
+from netsim.files import folder_name
 from workload.model import MAX_FIELD, Comm, Layer, Workload
 from workload.roofline import Roofline
 

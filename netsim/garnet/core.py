@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent
 SOURCE_TREE = (PACKAGE.parents[1] / "setup.py").exists()  # a checkout (editable install), not an installed copy
 # The compiled modules (setup.py reads this list): the packet backend's per-cycle and per-flit path.
 CORE = ("cycle_queue", "departures", "clock", "packet", "crossbar", "input_unit", "output_unit", "router", "nic", "allocators.base",
-        "allocators.garnet", "allocators.booksim", "packet_stats", "routes", "sender", "traffic_source", "partitions")
+        "allocators.garnet", "allocators.booksim", "packet_stats", "routes", "sender", "traffic_source", "shortcuts.partitions")
 FORCE_PURE = "NETSIM_PURE_CORE"
 
 build = "pure"  # "compiled" or "pure", once install() has run

@@ -51,16 +51,16 @@ from netsim.garnet.allocators import ALLOCATORS
 from netsim.garnet.clock import CycleClock
 from netsim.garnet.config import GarnetConfig
 from netsim.garnet.crossbar import Slots
-from netsim.garnet.fastforward import FastForward
+from netsim.garnet.shortcuts.fastforward import FastForward
 from netsim.garnet.input_unit import InputUnit
-from netsim.garnet.mirrored import MirroredOrbit, MirroredSend
+from netsim.garnet.shortcuts.mirrored import MirroredOrbit, MirroredSend
 from netsim.garnet.nic import Injector, Receiver
 from netsim.garnet.output_unit import OutputUnit, link_counters
 from netsim.garnet.packet import Message
 from netsim.garnet.packet_stats import PacketStats
 from netsim.garnet.params import Params
-from netsim.garnet.partitions import PartitionForward
-from netsim.garnet.quotient import Quotient, fold
+from netsim.garnet.shortcuts.partitions import PartitionForward
+from netsim.garnet.shortcuts.quotient import Quotient, fold
 from netsim.garnet.router import Router
 from netsim.garnet.routes import RouteTables
 from netsim.garnet.routing import ROUTING
@@ -84,8 +84,9 @@ class GarnetNetwork(Network):
 
     def __init__(self, topology: Topology, env: simpy.Environment | None = None, config=None, *,
                  check_invariants: bool = False, dateline: bool = True, seed: int = 0, batch: bool = True,
-                 fast_forward: bool = True):
-        """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig.
+                 fast_forward: bool = True, params: Params | None = None):
+        """`config`: a NetworkConfig (its `garnet` table is used) or a GarnetConfig; `params`: its
+        Params on `topology` where a plan made them already (netsim.garnet.plan), else made here.
 
         `seed` seeds the routing unit's tie-breaking (the only random choice: arbitration is round
         robin), so different seeds give different, equally valid results where routes have ties.
@@ -102,7 +103,7 @@ class GarnetNetwork(Network):
         self.config = cfg
         self._options = dict(check_invariants=check_invariants, dateline=dateline, seed=seed, batch=batch,
                              fast_forward=fast_forward)  # (sibling)
-        self.params = params = Params(cfg, topology)
+        self.params = params = params if params is not None else Params(cfg, topology)
         self.model = ALLOCATORS[cfg.allocator]
         problem = self.model.check(cfg.router_latency)
         if problem:

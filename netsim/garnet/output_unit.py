@@ -307,7 +307,7 @@ class OutputUnit:
 
 def link_counters(units: list, now: float, clock) -> tuple[array, array]:
     """Cumulative (bytes, busy ns) of output units `units` at cycle `now` (GarnetNetwork.link_counters),
-    read in one pass in the core and packed as netsim.timeseries keeps samples (64-bit integers and
+    read in one pass in the core and packed as netsim.app.timeseries keeps samples (64-bit integers and
     floats): a 1024-NPU torus's 4,096 links sampled a few hundred times were a tenth of a 1 MiB
     all-reduce's time when each read was a Python call."""
     link_bytes = []

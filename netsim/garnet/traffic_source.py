@@ -1,4 +1,4 @@
-"""Synthetic traffic's packet generator (netsim.traffic): one per NPU, stepped by the cycle clock.
+"""Synthetic traffic's packet generator (netsim.app.traffic): one per NPU, stepped by the cycle clock.
 
 A packet starts in a cycle with probability p (a Bernoulli process), drawn as geometric gaps from
 the NPU's own random generator; each packet is a message of its own to a destination the traffic

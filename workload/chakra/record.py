@@ -15,7 +15,7 @@ exposed communication, a trace as compute; the times are the same).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generator, Hashable
 
 from netsim.errors import ConfigError

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
-from netsim.outputs import folder_name
+from netsim.files import folder_name
 from netsim.topology import Topology
 from workload.chakra.record import Op, record
 from workload.chakra.schema import COLLECTIVE_COMM_TYPES, AttributeProto, BoolList, GlobalMetadata, Int32List, Node

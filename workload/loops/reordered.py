@@ -2,15 +2,15 @@
 
 From the seed exercise: per layer, the backward pass computes the input gradient *before* the
 weight gradient, so the previous layer can start as early as possible, and the weight-gradient
-collective is issued after both. Registered through the public `workload.register_loop`, exactly
-as a user's own module would be.
+collective is issued after both. Registered with `register_loop` (a user's module imports it from
+`workload`, as the docs show; this built-in one from `workload.loops`, which `workload` imports).
 """
 
 from __future__ import annotations
 
 from typing import Generator
 
-from workload import NpuRun, register_loop
+from workload.loops import NpuRun, register_loop
 
 
 @register_loop("DATA_REORDERED")

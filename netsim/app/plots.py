@@ -18,13 +18,12 @@ Times are shown in ns, us or ms, whichever reads best; cycles become time when t
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from netsim import report
+from netsim.app import report
 from netsim.errors import ConfigError
 from netsim.files import whole_file
 from netsim.topology.base import coords_of

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,8 +23,9 @@ from netsim.config import read_text
 from netsim.csv_text import csv_text
 from netsim.errors import ConfigError
 from netsim.files import cannot_write, write_whole
-from netsim.report import LINK_COLUMNS, to_json
-from netsim.timeseries import TIMESERIES_COLUMNS
+from netsim.api import LINK_COLUMNS
+from netsim.app.report import to_json
+from netsim.app.timeseries import TIMESERIES_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from netsim.csv_text import Table
 
 SUMMARY = "summary.json"
+INSTALLATION = Path(__file__).resolve().parents[2]  # the folder netsim/, system/ and topologies/ are in
 # Columns `netsim report` and its plots read, per table (a table of another kind is read as it is).
 REQUIRED_COLUMNS = {
     "links": tuple(LINK_COLUMNS),
@@ -40,15 +41,8 @@ REQUIRED_COLUMNS = {
     "packet_latency": ("latency_cycles", "packets"),
     "sweep": ("offered_load", "accepted_load", "avg_packet_latency_cycles", "saturated"),
 }
-NAME_LIMIT = 100
 INPUT_PATHS = (("network", "path"), ("workload", "path"))  # summary.json's entries naming input files
 
-
-def folder_name(name: str) -> str:
-    """`name` (a run's name, from a config file the user may not have written) as one harmless
-    path component: no separators, no leading dots, printable, at most NAME_LIMIT characters."""
-    safe = re.sub(r"[^A-Za-z0-9._+=-]+", "_", name).lstrip(".")[:NAME_LIMIT]
-    return safe or "run"
 
 
 def prepare(out_dir: Path) -> None:
@@ -135,12 +129,10 @@ def shared_path(path: str, base: Path) -> str:
     """An input file's path as a shared copy records it: relative to `base` (the working folder) or,
     for a bundled config, to netsim's installation (`topologies/ring-8.toml`); any other path keeps
     only its file name, so that no absolute path of this machine leaves in the copy."""
-    import netsim
-
     given = Path(path)
     if not given.is_absolute():
         return path
-    for root in (base.resolve(), Path(netsim.__file__).resolve().parents[1]):
+    for root in (base.resolve(), INSTALLATION):
         if given.resolve().is_relative_to(root):
             return given.resolve().relative_to(root).as_posix()
     return given.name

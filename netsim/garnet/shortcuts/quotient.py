@@ -29,7 +29,7 @@ Tests compare every statistic with the copies run (`garnet.symmetry = "copies"`)
 under both router models and fidelities. A run folds at its first symmetric collective when nothing
 was sent before it; traffic that cannot fold after that (a message that is not a copy, an orbit that
 breaks a rule above) raises QuotientConflict, and the runner simulates the run again with every copy
-sent (netsim.runner). Deadlock and invariant errors name the quotient's routers.
+sent (netsim.app.runner). Deadlock and invariant errors name the quotient's routers.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Wire workload -> system -> network for one run. With cli.py, the only module that imports all three layers.
+"""Wire workload -> system -> network for one run (only the shell, netsim.app, imports all three layers).
 
 Each entry point returns a `RunResult`: the `summary` dict (summary.json) and named tables
-(each written as NAME.csv; netsim.outputs writes them into one output folder).
+(each written as NAME.csv; netsim.app.outputs writes them into one output folder).
 
-A run takes an optional `RunMonitor` (netsim.progress): it shows progress, samples link counters
+A run takes an optional `RunMonitor` (netsim.app.progress): it shows progress, samples link counters
 (link_timeseries.csv) and stops the run on Ctrl-C; a stopped run still returns its result, with
 `partial: true` and everything measured up to the moment it stopped.
 
@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from netsim.backends import congestion_aware_backends, create_network
-from netsim.budget import Budget, backend_within_budget, topology_within_budget
+from netsim.backends import congestion_aware_backends
+from netsim.budget import Budget
 from netsim.collector import rare_garbage_collection
 from netsim.errors import ConfigError, DeadlockError, MirrorMismatch, PartitionConflict, QuotientConflict
 from netsim.network_config import NetworkConfig
-from netsim.progress import RunMonitor
+from netsim.network_plan import NetworkPlan, plan_network
+from netsim.app.progress import RunMonitor
 from netsim.units import format_size
 
 if TYPE_CHECKING:
@@ -47,15 +48,17 @@ class RunResult:
     tables: dict = field(default_factory=dict)
 
 
-def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfig | None, wall: float,
-                     seed: int, partial: bool, tables: dict, notes: list[str]) -> dict:
-    """The summary's entries every simulation has: backend, cost, seed, configs and link loading.
+def network_summary(network, plan: NetworkPlan, system_cfg: SystemConfig | None, wall: float,
+                    seed: int, partial: bool, tables: dict, notes: list[str]) -> dict:
+    """The summary's entries every simulation has: backend, cost, seed, configs and link loading, and
+    the backend's own (its plan's `summary`: the packet backend's settings, fast-forward, folding).
 
     `warnings` (one line each) are `notes` (said before or during the run: netsim.budget's), the
     network's own (`Network.warnings`: what the run went through) and, on a backend that does not
     model congestion, an oversubscribed link."""
-    from netsim import report
+    from netsim.app import report
 
+    network_cfg = plan.config
     links, series = tables["links"], tables.get("link_timeseries")
     peak, busiest = report.max_utilization(links)
     interval_peak, interval_row = report.peak_interval_utilization(links, series)
@@ -79,12 +82,7 @@ def network_summary(network, network_cfg: NetworkConfig, system_cfg: SystemConfi
     }
     if any(str(column).endswith("_cycles") for table in tables.values() for column in table):
         summary["cycle_ns"] = 1.0 / network_cfg.garnet.clock_ghz  # the packet backend's clock period
-    if network.backend_name == "garnet":
-        from netsim.packet_settings import packet_settings
-
-        summary["packet_settings"] = packet_settings(network_cfg.garnet, network.topology)
-        summary["fast_forward"] = network.fast_forward_figures()
-        summary["folded_to"] = network.folded_to()
+    summary.update(plan.backend.summary(network))
     if system_cfg is not None:
         summary["system"] = system_cfg.as_table()
     return summary
@@ -96,11 +94,23 @@ def chunks_per_npu(system_cfg: SystemConfig, collectives: list[tuple[str, int]])
     return sum(1 if kind == "barrier" else max(1, min(splits, nbytes)) for kind, nbytes in collectives)
 
 
-def topology_for(network_cfg: NetworkConfig, system_cfg: SystemConfig, collectives: list[tuple[str, int]],
-                 what: str):
-    """The run's topology, built within its memory budget (netsim.budget.topology_within_budget)."""
+def workload_collectives(workload: Workload) -> list[tuple[str, int]]:
+    """(kind, bytes per NPU) of every collective a pass of `workload` issues, layer by layer."""
+    return [(comm.kind, comm.nbytes) for layer in workload.layers
+            for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
+
+
+def plan_for(network: NetworkConfig | NetworkPlan, system_cfg: SystemConfig, collectives: list[tuple[str, int]],
+             what: str) -> NetworkPlan:
+    """The run's network plan (made now from a config, or the one the caller made), checked to fit in
+    memory with the chunks of `collectives` on every NPU and the packets of the largest
+    (netsim.network_plan)."""
     largest = max((nbytes for _, nbytes in collectives), default=0)
-    return topology_within_budget(network_cfg, what, chunks_per_npu(system_cfg, collectives), largest)
+    chunks = chunks_per_npu(system_cfg, collectives)
+    if isinstance(network, NetworkPlan):
+        network.check(what, chunks, largest)
+        return network
+    return plan_network(network, what, chunks, largest)
 
 
 def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> Budget:
@@ -116,8 +126,8 @@ def budget(network, system, collectives: list[tuple[str, int]], passes: int) -> 
     return Budget(npus, chunks, npus * passes * per_pass / flit_bytes, network.config.fidelity)
 
 
-def _attempts(attempt, network_cfg: NetworkConfig, monitor: RunMonitor, symmetric: bool = True) -> RunResult:
-    """`attempt(symmetric, network_cfg)`, which may run symmetric collectives and lockstep classes as one
+def _attempts(attempt, plan: NetworkPlan, monitor: RunMonitor, symmetric: bool = True) -> RunResult:
+    """`attempt(symmetric, plan)`, which may run symmetric collectives and lockstep classes as one
     NPU, and again where it cannot finish as it began: per message where the packet backend found a
     message's copies arriving apart (MirrorMismatch: not symmetric there after all), with the
     whole-network fast-forward where a message started through ports its fast-forward per partition had
@@ -129,16 +139,16 @@ def _attempts(attempt, network_cfg: NetworkConfig, monitor: RunMonitor, symmetri
     while True:
         try:
             with rare_garbage_collection():
-                return attempt(symmetric, network_cfg)
+                return attempt(symmetric, plan)
         except MirrorMismatch as mismatch:
             why = f"{mismatch}: simulated again per message"  # (outside this block the first attempt is let go)
             symmetric = False
         except PartitionConflict as conflict:
             why = f"{conflict}: simulated again with garnet.fast_forward = 'network'"
-            network_cfg = replace(network_cfg, garnet=replace(network_cfg.garnet, fast_forward="network"))
+            plan = plan.with_garnet(fast_forward="network")
         except QuotientConflict as conflict:
             why = f"{conflict}: simulated again with garnet.symmetry = 'copies'"
-            network_cfg = replace(network_cfg, garnet=replace(network_cfg.garnet, symmetry="copies"))
+            plan = plan.with_garnet(symmetry="copies")
         gc.collect()  # the first attempt's network holds reference cycles: freed before the second is built
         monitor.restart(monitor.title, None)
         monitor.note(why)
@@ -218,17 +228,21 @@ def _timing_summary(network, finish_times: list, per_npu: list[dict], npu0_extra
     }
 
 
-def run_training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
+def run_training(network: NetworkConfig | NetworkPlan, system_cfg: SystemConfig, workload: Workload, passes: int = 1,
                  seed: int = 0, monitor: RunMonitor | None = None) -> RunResult:
-    """Simulate `passes` training iterations of `workload` on every NPU."""
+    """Simulate `passes` training iterations of `workload` on every NPU (of a network config, or of the
+    plan made of it)."""
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    return _attempts(lambda symmetric, network: _training(network, system_cfg, workload, passes, seed, monitor,
-                                                          started, symmetric), network_cfg, monitor)
+    comms = workload_collectives(workload)
+    with rare_garbage_collection():
+        plan = plan_for(network, system_cfg, comms, f"this run of {workload.name}")
+    return _attempts(lambda symmetric, plan: _training(plan, system_cfg, workload, comms, passes, seed, monitor,
+                                                       started, symmetric), plan, monitor)
 
 
-def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Workload, passes: int, seed: int,
-              monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
+def _training(plan: NetworkPlan, system_cfg: SystemConfig, workload: Workload, comms: list[tuple[str, int]],
+              passes: int, seed: int, monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
     """run_training's simulation (`symmetric`: see _attempts)."""
     from system import build_systems
     from system.lockstep import plan_lockstep
@@ -237,11 +251,8 @@ def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Wo
     from workload.report import detailed_frame, end_to_end_frame, overlap, totals
 
     loop = loop_for(workload)
-    comms = [(comm.kind, comm.nbytes) for layer in workload.layers
-             for comm in (layer.fwd_comm, layer.ig_comm, layer.wg_comm) if comm.active]
     what = f"this run of {workload.name}"
-    topology = topology_for(network_cfg, system_cfg, comms, what)
-    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+    network = plan.create_network(seed=seed)
     systems = build_systems(network, system_cfg, symmetric)
     for line in budget(network, systems[0], comms, passes).check(what):
         monitor.note(line)
@@ -272,10 +283,10 @@ def _training(network_cfg: NetworkConfig, system_cfg: SystemConfig, workload: Wo
     per_npu = [measured[run.npu] for run in runs]
     first = per_npu[0]
     summary = {
-        "name": f"{workload.name}-{network_cfg.name}",
+        "name": f"{workload.name}-{plan.config.name}",
         **_timing_summary(network, finish_times, per_npu, {"exposed_update_time_ns": first["exposed_update_time_ns"],
                                                            **overlap(runs[0]), "passes": passes}),
-        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
+        **network_summary(network, plan, systems[0].config, wall, seed, partial, tables, monitor.notes),
         "workload": {"name": workload.name, "path": workload.path, "loop": workload.parallelism,
                      "layers": len(workload.layers)},
         "simulated_npus": len(measured),  # fewer than the NPUs when alike ones ran in lockstep
@@ -297,7 +308,7 @@ def trace_tracker(runs: list, trace):
     return track
 
 
-def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | Path, comm_groups: dict | None = None,
+def run_trace(network: NetworkConfig | NetworkPlan, system_cfg: SystemConfig, spec: str | Path, comm_groups: dict | None = None,
               memory: MemoryConfig | None = None, in_flight: int = 0, seed: int = 0,
               monitor: RunMonitor | None = None) -> RunResult:
     """Execute the Chakra trace `spec` (a folder or `PREFIX` of `PREFIX.<rank>.et` files) on every NPU.
@@ -311,16 +322,16 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
 
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    topology = topology_for(network_cfg, system_cfg, [], f"this run of {spec}")
-    trace = load_trace(spec, topology, comm_groups)
+    plan = plan_for(network, system_cfg, [], f"this run of {spec}")
+    trace = load_trace(spec, plan.topology, comm_groups)
     check_memory(trace, memory)
     largest = trace.largest_message()
     if largest is not None:
         npu, node = largest
-        backend_within_budget(topology, network_cfg, f"{npu.where(node)}: its message of {node.nbytes:,} B",
-                              largest_message=node.nbytes)
-    def attempt(_symmetric: bool, network_cfg: NetworkConfig) -> RunResult:
-        network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+        plan.check(f"{npu.where(node)}: its message of {node.nbytes:,} B", largest_message=node.nbytes)
+
+    def attempt(_symmetric: bool, plan: NetworkPlan) -> RunResult:
+        network = plan.create_network(seed=seed)
         systems = build_systems(network, system_cfg, symmetric=False)  # a trace's later nodes overlap its roots
         compute = ComputeModel.of_system(system_cfg)
         remote = RemoteMemory(network.env, memory) if memory is not None else None
@@ -336,15 +347,15 @@ def run_trace(network_cfg: NetworkConfig, system_cfg: SystemConfig, spec: str | 
         overlap0 = {key: per_npu[0][key] for key in ("comm_busy_time_ns", "compute_comm_overlap_ns", "overlap_fraction")}
         tables = {"nodes": nodes_frame(runs), **_network_tables(network, monitor)}
         summary = {
-            "name": f"{trace.name}-{network_cfg.name}",
+            "name": f"{trace.name}-{plan.config.name}",
             **_timing_summary(network, [run.finished_at for run in runs], per_npu, overlap0),
-            **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
+            **network_summary(network, plan, systems[0].config, wall, seed, partial, tables, monitor.notes),
             "workload": {"name": trace.name, "path": str(trace.prefix), "format": "chakra", "nodes": trace.node_count(),
                          "in_flight": in_flight, "memory": memory.path if memory is not None else None},
         }
         return RunResult(summary["name"], summary, tables)
 
-    return _attempts(attempt, network_cfg, monitor, symmetric=False)
+    return _attempts(attempt, plan, monitor, symmetric=False)
 
 
 BUS_FACTOR = {  # nccl-tests: busbw = algbw * factor(n)
@@ -383,7 +394,7 @@ def store_and_forward_caveat(network, system_cfg: SystemConfig, kind: str) -> li
     through a switch pessimistic: each ring step's message is serialized twice (into the switch,
     then out), where packets cut through, so with nothing else contending the time comes out up to
     about 2x the packet backend's."""
-    if not network.backend_name == "congestion-aware" or kind not in RING_COLLECTIVES:
+    if not network.stores_and_forwards or kind not in RING_COLLECTIVES:
         return []
     algorithms = system_cfg.algorithms(kind)
     switched = [d for d, dim in enumerate(network.topology.dims)
@@ -395,28 +406,31 @@ def store_and_forward_caveat(network, system_cfg: SystemConfig, kind: str) -> li
             f"through: this {kind} may take up to about 2x the packet backend's time (--backend garnet)"]
 
 
-def run_collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int,
+def run_collective(network: NetworkConfig | NetworkPlan, system_cfg: SystemConfig, kind: str, nbytes: int,
                    seed: int = 0, verify: bool = False, monitor: RunMonitor | None = None) -> RunResult:
-    """Every NPU issues one `kind` collective of `nbytes` at time 0; report its time and bandwidths.
+    """Every NPU issues one `kind` collective of `nbytes` at time 0 (on a network config, or the plan made
+    of it); report its time and bandwidths.
 
     With `verify`, the collective carries real payloads and every NPU's result is checked
     (system.functional); a wrong result raises VerificationError.
     """
     monitor = monitor or RunMonitor()
     started = time.perf_counter()
-    return _attempts(lambda symmetric, network: _collective(network, system_cfg, kind, nbytes, seed, verify, monitor,
-                                                            started, symmetric), network_cfg, monitor)
+    with rare_garbage_collection():
+        plan = plan_for(network, system_cfg, [(kind, nbytes)], f"this {kind}")
+    if plan.topology.npus < 2:
+        raise ConfigError(f"network '{plan.config.name}' has {plan.topology.npus} NPU: a collective needs at least 2")
+    return _attempts(lambda symmetric, plan: _collective(plan, system_cfg, kind, nbytes, seed, verify, monitor,
+                                                         started, symmetric), plan, monitor)
 
 
-def _collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str, nbytes: int, seed: int,
+def _collective(plan: NetworkPlan, system_cfg: SystemConfig, kind: str, nbytes: int, seed: int,
                 verify: bool, monitor: RunMonitor, started: float, symmetric: bool) -> RunResult:
     """run_collective's simulation (`symmetric`: see _attempts)."""
     from system import build_systems
 
-    topology = topology_for(network_cfg, system_cfg, [(kind, nbytes)], f"this {kind}")
-    if topology.npus < 2:
-        raise ConfigError(f"network '{network_cfg.name}' has {topology.npus} NPU: a collective needs at least 2")
-    network = create_network(network_cfg.backend, topology, config=network_cfg, seed=seed)
+    topology = plan.topology
+    network = plan.create_network(seed=seed)
     systems = build_systems(network, system_cfg, symmetric)
     for line in budget(network, systems[0], [(kind, nbytes)], 1).check(f"this {kind}"):
         monitor.note(line)
@@ -446,7 +460,7 @@ def _collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str,
     data_bytes = nbytes * n if kind in ("all-gather", "gather") else 0 if kind == "barrier" else nbytes
     algbw = None if duration is None else data_bytes / duration if duration > 0 else float("inf")
     summary = {
-        "name": f"{kind}-{nbytes}B-{network_cfg.name}",
+        "name": f"{kind}-{nbytes}B-{plan.config.name}",
         "collective": kind,
         "size_bytes": nbytes,
         "npus": n,
@@ -456,7 +470,7 @@ def _collective(network_cfg: NetworkConfig, system_cfg: SystemConfig, kind: str,
         "busbw_GBps": None if algbw is None else algbw * BUS_FACTOR[kind](n),
         "bytes_sent_total": sum(network.bytes_sent),
         "verified": verify and not partial,
-        **network_summary(network, network_cfg, systems[0].config, wall, seed, partial, tables, monitor.notes),
+        **network_summary(network, plan, systems[0].config, wall, seed, partial, tables, monitor.notes),
     }
     return RunResult(summary["name"], summary, tables)
 

@@ -1,7 +1,6 @@
 """Link-utilization and run summaries as tables: what `netsim run` prints and `netsim report` reads.
 
-`LINK_COLUMNS` is the contract of links.csv: every backend writes at least these columns (one
-row per directed link, in link-id order); a column a backend does not model is NaN.
+links.csv's columns are the network layer's contract (`netsim.api.LINK_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -48,22 +47,6 @@ def to_json(summary: dict) -> str:
     return json.dumps(finite(json.loads(json.dumps(summary, default=json_default))), indent=2)
 
 
-LINK_COLUMNS = {
-    "link_id": "index of the directed link in the topology",
-    "src": "node the link leaves (NPU ids first, then switches)",
-    "dst": "node the link enters",
-    "kind": "npu-npu, npu-switch, switch-npu, switch-switch, ...",
-    "dim": "topology dimension (level) of the link; -1 for links outside any dimension",
-    "bandwidth_GBps": "link bandwidth (GB/s = bytes/ns)",
-    "latency_ns": "link latency",
-    "bytes": "payload bytes that crossed the link",
-    "flits": "flits that crossed the link (packet backend; NaN in the analytical model)",
-    "busy_time_ns": "time the link spent serializing data",
-    "utilization": "busy_time_ns / simulated time (analytical: may exceed 1, what congestion would cost)",
-    "mean_buffer_flits": "mean flits held in the receiving input port (all VCs; NaN analytical)",
-    "max_vc_flits": "peak flits held in one VC of the receiving input port (NaN analytical)",
-    "credit_stall_time_ns": "time flits waited at the link's output for a credit (NaN analytical)",
-}
 
 
 def max_utilization(links: Table) -> tuple[float, dict | None]:

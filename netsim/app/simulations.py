@@ -50,8 +50,8 @@ def synth(pattern: str, rate: float | None = None, *, network: str | Path | None
 
 def load(folder: str | Path):
     """A run's output folder read back (as `netsim report` reads it), as a RunResult."""
-    from netsim.outputs import load_output
-    from netsim.runner import RunResult
+    from netsim.app.outputs import load_output
+    from netsim.app.runner import RunResult
 
     summary, tables = load_output(Path(folder))
     return RunResult(summary.get("name", Path(folder).name), summary, tables)
@@ -59,11 +59,12 @@ def load(folder: str | Path):
 
 def simulate(command: str, options: dict, overrides: dict | None, seed: int, out, progress: bool):
     """Run `command`'s scenario on `options` (None: the default) and `overrides` (--set KEY=VALUE)."""
-    from netsim.cli import build_parser, command_line, option, run_scenario, set_option
+    from netsim.app.parser import build_parser, command_line, option, set_option
+    from netsim.app.scenarios import run_scenario
     from netsim.config import non_negative_int
     from netsim.csv_text import as_frame
-    from netsim.outputs import prepare, write_outputs
-    from netsim.progress import RunMonitor, make_view, watching
+    from netsim.app.outputs import prepare, write_outputs
+    from netsim.app.progress import RunMonitor, make_view, watching
 
     params = {"command": command, **{key: value for key, value in options.items() if value is not None}}
     parser = build_parser()

@@ -15,21 +15,23 @@ carry one cycle more than netsim's: its terminal reads a flit a cycle after its 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
 from typing import Callable
 
 from netsim.booksim_rng import random_permutation
-from netsim.budget import topology_within_budget
 from netsim.collector import rare_garbage_collection
 from netsim.errors import ConfigError
-from netsim.garnet.network import GarnetNetwork
 from netsim.garnet.packet_stats import WindowTally
 from netsim.garnet.traffic_source import TrafficSource, uniform_destination
-from netsim.saturation import Saturation, bracket, past_saturation
+from netsim.network_config import NetworkConfig
+from netsim.network_plan import NetworkPlan, plan_network
+from netsim.app.saturation import Saturation, bracket, past_saturation
 from netsim.topology import Topology
 
+PACKET_BACKEND = "garnet"  # synthetic traffic's sources are the packet backend's (netsim.garnet.traffic_source)
 HOTSPOT_FRACTION = 0.25  # share of hotspot traffic that goes to NPU 0
 
 
@@ -118,10 +120,19 @@ SEEDED_PERMUTATIONS: dict[str, Callable[[Topology, int], list[int]]] = {
 PATTERN_NAMES = (*PATTERNS, *SEEDED_PERMUTATIONS)
 
 
+def packet_plan(network: NetworkConfig | NetworkPlan) -> NetworkPlan:
+    """`network`'s plan on the packet backend, where synthetic traffic runs whatever its config's backend."""
+    if isinstance(network, NetworkPlan):
+        return network
+    if network.backend != PACKET_BACKEND:
+        network = dataclasses.replace(network, backend=PACKET_BACKEND)
+    return plan_network(network, f"synthetic traffic on {network.name}")
+
+
 class SynthRun:
     """One synthetic-traffic run at one offered load; `execute()` returns run_synth's dict."""
 
-    def __init__(self, network_config, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
+    def __init__(self, network: NetworkConfig | NetworkPlan, pattern: str, rate: float, packet_flits: int, cycles: int, seed: int,
                  warmup_cycles: int | None, network_options: dict | None = None, include_source: bool = False,
                  injection_delay: int = 0):
         if pattern not in PATTERN_NAMES:
@@ -136,14 +147,15 @@ class SynthRun:
         self.injection_delay = injection_delay
         if not 0 < rate <= packet_flits:
             raise ConfigError(f"offered load {rate} flits/node/cycle must be > 0 (and at most one packet per cycle)")
-        self.topology = topology_within_budget(network_config, f"synthetic traffic on {network_config.name}")
+        self.plan = packet_plan(network)
+        self.topology = self.plan.topology
         if self.topology.npus < 2:
-            raise ConfigError(f"network '{network_config.name}' has {self.topology.npus} NPU: synthetic traffic "
+            raise ConfigError(f"network '{self.plan.config.name}' has {self.topology.npus} NPU: synthetic traffic "
                               "needs at least 2")
         # The traffic sources' random draws are not network state: no steady state to fast-forward.
         options = {"fast_forward": False, **(network_options or {})}
         with rare_garbage_collection():  # (a 16x16 torus's build ran a full collection)
-            self.network = GarnetNetwork(self.topology, config=network_config, **options)
+            self.network = self.plan.create_network(**options)
         self.pattern = pattern
         permute = SEEDED_PERMUTATIONS.get(pattern)
         self.permutation = None if permute is None else permute(self.topology, seed)
@@ -251,15 +263,16 @@ def sweep_points(network_config, pattern: str, packet_flits: int, cycles: int, s
                  warmup_cycles: int | None = None, watch: Callable[[SynthRun, str], None] | None = None,
                  **conventions):
     """Walk offered load up to saturation, yielding each load's result (with "saturated": past
-    saturation by `netsim.saturation`'s rule, the studies' too) as it is measured; `watch(run,
+    saturation by `netsim.app.saturation`'s rule, the studies' too) as it is measured; `watch(run,
     label)` is called before each run starts (progress display, Ctrl-C).
 
     Without `rates`: steps of 0.05 until the first saturated load, then three bisection steps
     between the last good and the first saturated load.
     """
+    plan = packet_plan(network_config)  # (one plan for every load)
 
     def measure(rate: float, label: str) -> dict:
-        run = SynthRun(network_config, pattern, rate, packet_flits, cycles, seed, warmup_cycles, None, **conventions)
+        run = SynthRun(plan, pattern, rate, packet_flits, cycles, seed, warmup_cycles, None, **conventions)
         if watch is not None:
             watch(run, label)
         return run.execute()
@@ -329,10 +342,8 @@ def ideal_saturation_load(network_config, pattern: str, seed: int = 0, include_s
     cycles per flit, and a single NIC port (`garnet.nic_ports = "single"`) one a cycle. The offered
     load at which the busiest of them is full: no network sustains more, a real one saturates at
     or below it. Computed from the topology and the pattern only (no run)."""
-    from netsim.garnet.params import Params
-
-    topology = network_config.build_topology()
-    cpf = Params(network_config.garnet, topology).link_cpf
+    plan = packet_plan(network_config)
+    topology, cpf = plan.topology, plan.backend.params.link_cpf
     permute = SEEDED_PERMUTATIONS.get(pattern)
     permutation = None if permute is None else permute(topology, seed)
     link_load = [0.0] * len(topology.links)
@@ -348,16 +359,16 @@ def ideal_saturation_load(network_config, pattern: str, seed: int = 0, include_s
                 for u, v in zip(path, path[1:]):
                     link_load[topology.link(u, v).id] += share / len(choices)
     busiest = max((load * cycles for load, cycles in zip(link_load, cpf)), default=0.0)
-    if network_config.garnet.nic_ports == "single":
+    if plan.config.garnet.nic_ports == "single":
         busiest = max(busiest, *injected, *ejected)
     if busiest == 0.0:
-        raise ConfigError(f"traffic pattern '{pattern}' on {network_config.name} sends nothing over the network")
+        raise ConfigError(f"traffic pattern '{pattern}' on {plan.config.name} sends nothing over the network")
     return 1.0 / busiest
 
 
 def sweep_saturation(results: list[dict]) -> Saturation:
     """A sweep's saturation bracket (loads as offered, `rate`): the last load kept up with below
-    the first one past saturation, and that one (`netsim.saturation`, as the studies have it)."""
+    the first one past saturation, and that one (`netsim.app.saturation`, as the studies have it)."""
     return bracket(results, lambda result: result["saturated"])
 
 

@@ -1,7 +1,7 @@
 """Live progress of a run, plain progress lines when not on a terminal, and a clean Ctrl-C.
 
 A `RunMonitor` is handed to `Network.run` (the `Monitor` protocol of netsim.api): every `stride`
-events it samples link counters (netsim.timeseries), notices Ctrl-C, and at most a few times a
+events it samples link counters (netsim.app.timeseries), notices Ctrl-C, and at most a few times a
 second of wall time refreshes the view. What "progress" means (passes and layers, bytes
 delivered, cycles) is the caller's: a `tracker(network) -> (fraction done, text)`.
 
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable
 
 from netsim.errors import STOP_SIGNALS, Interrupted
-from netsim.timeseries import LinkSampler
+from netsim.app.timeseries import LinkSampler
 from netsim.units import format_time
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ class RunMonitor:
     def __init__(self, title: str = "netsim", view=None, tracker: Tracker | None = None):
         self.view = view or NullView()
         self.interrupted = False
-        self.stop_signal = None  # the signal that stopped the run (netsim.progress.interruptible)
+        self.stop_signal = None  # the signal that stopped the run (netsim.app.progress.interruptible)
         self.notes: list[str] = []  # warnings given before or during the run (they go into the summary)
         self.simulating = False  # until the first check: a stop before it has nothing to report
         self.restart(title, tracker)
@@ -217,7 +217,7 @@ class RunMonitor:
 
     def finish(self, network) -> None:
         """After the run: the last sample. From here on there is a result, so a stop waits until it
-        is written (netsim.progress.interruptible); the view is closed by `watching`."""
+        is written (netsim.app.progress.interruptible); the view is closed by `watching`."""
         self.sampler.sample(network)
         self.simulating = True
 

@@ -35,7 +35,7 @@ on a delivery, so a skip ends before the next simpy event and before the earlies
 outside the partition may be delivered (its packets at line rate from its first cut). Should a
 message still start (cut its first packet) on a route through such a port earlier, it raises
 `PartitionConflict`, and the run is simulated again with the whole-network fast-forward
-(netsim.runner). The results are those of stepping every cycle (tests compare with
+(netsim.app.runner). The results are those of stepping every cycle (tests compare with
 fast-forward off); the component-step count (`events`) is not, nor, between a skip and the cycle it
 reaches, the partition's links' counters a monitor samples (they grow at the skip). Routers step for
 every partition they serve: an input unit moved ahead says so (`InputUnit.held_until`) and
@@ -52,7 +52,7 @@ from heapq import heappop, heappush, heapreplace
 
 from netsim.errors import InvariantError, PartitionConflict
 from netsim.garnet.clock import NEVER
-from netsim.garnet.fastforward import (MAX_PROBES, Snapshot, add_latencies, periods_before_last_cut,
+from netsim.garnet.shortcuts.fastforward import (MAX_PROBES, Snapshot, add_latencies, periods_before_last_cut,
                                        repeat_of)
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector

@@ -57,8 +57,8 @@ import numpy as np
 from netsim.config import as_table, non_negative_int, overrides_label, read_text, read_toml
 from netsim.errors import ConfigError, NetsimError
 from netsim.files import append_whole, cannot_write, write_whole
-from netsim.progress import NullView, ProgressFile, RunMonitor, Snapshot, watching
-from netsim.report import finite
+from netsim.app.progress import NullView, ProgressFile, RunMonitor, Snapshot, watching
+from netsim.app.report import finite
 from netsim.units import UnitError
 
 COMMANDS = ("run", "collective", "synth")
@@ -87,7 +87,7 @@ class Point:
     def folder_name(self, points: int) -> str:
         """The point's output folder: its number (as wide as the study's largest) and varied settings,
         e.g. `p03+buffer_flits=8+kind=all-to-all`."""
-        from netsim.outputs import folder_name
+        from netsim.files import folder_name
 
         label = overrides_label([(key.split("."), value) for key, value in self.varied.items()])
         return folder_name(f"p{self.index:0{len(str(max(0, points - 1)))}d}{label}")
@@ -214,7 +214,8 @@ def check_keys(points: "Points", source) -> None:
     """Every key of the study is an option of its command or a config key of its network or system,
     checked on the first point (all points have the same keys) before any point runs: a misspelt
     key would otherwise fail every point."""
-    from netsim.cli import build_parser, split_overrides
+    from netsim.app.parser import build_parser
+    from netsim.app.scenarios import split_overrides
     from netsim.network_config import load_network
     from system import load_system
 
@@ -296,7 +297,7 @@ def load_study(path: Path) -> Study:
 
 def point_argv(point: Point, parser=None) -> list[str]:
     """The command line a point stands for (`parser`: the netsim parser, built if not given)."""
-    from netsim.cli import command_line
+    from netsim.app.parser import command_line
 
     params = {key: resolved_path(key, value, Path(point.folder)) or value for key, value in point.params.items()}
     return command_line(params, parser) + ["--seed", str(point.seed), "--quiet"]
@@ -305,8 +306,9 @@ def point_argv(point: Point, parser=None) -> list[str]:
 def run_point(point: Point, folder: Path, results: Path) -> dict:
     """Run one point (in a worker) and write its output folder `folder` (its record names it
     relative to the `results` file); never raises: a failure becomes the record's error."""
-    from netsim.cli import build_parser, run_scenario
-    from netsim.outputs import write_outputs
+    from netsim.app.parser import build_parser
+    from netsim.app.scenarios import run_scenario
+    from netsim.app.outputs import write_outputs
 
     record = {"point": point.index, "key": point.key, "params": point.varied, "seed": point.seed}
     progress = folder / PROGRESS
@@ -405,7 +407,7 @@ def _worker_start(parent: int) -> None:
 
 
 class SweepState:
-    """Monitor of a sweep: stop flag (netsim.progress.interruptible: Ctrl-C, SIGTERM) and the view."""
+    """Monitor of a sweep: stop flag (netsim.app.progress.interruptible: Ctrl-C, SIGTERM) and the view."""
 
     def __init__(self, view, total: int, skipped: int):
         self.view = view
@@ -414,7 +416,7 @@ class SweepState:
         self.failed = 0
         self.interrupted = False
         self.stop_signal = None
-        self.simulating = True  # a stop is taken between points from the start (netsim.progress.interruptible)
+        self.simulating = True  # a stop is taken between points from the start (netsim.app.progress.interruptible)
         self.started = time.perf_counter()
         self.next_refresh = 0.0
         self.skipped = skipped
