@@ -17,7 +17,7 @@ Scenarios (each runs in its own process, so "peak RSS" is that scenario's own):
   allreduce  ring all-reduce of --size (default 1 GiB) on the 4x4x4 torus with 4 KiB packets, raw
              endpoint sends along the dimension-0 rings, packet fidelity: wall time, peak RSS, share of
              cycles the steady-state fast-forward skipped; and 1/64 of the size cycle by cycle
-             (fast_forward=False) and fast-forwarded (identical results: tests/test_packet_mode.py);
+             (fast_forward=False) and fast-forwarded (identical results: tests/garnet/test_packet_mode.py);
   scale      all-reduce of 64 MiB over 1024 NPUs (32x32 torus, system layer, ring per dimension)
              in packet fidelity and on the analytical backend;
   booksim    whole-process wall and CPU time of `netsim synth` against BookSim2 on the same simulation

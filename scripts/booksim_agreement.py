@@ -1,13 +1,13 @@
 """Agreement of netsim's BookSim router model with BookSim2, beyond the shared validation rows.
 
-netsim runs every case as tests/test_booksim_agreement.py does: `garnet.allocator = "booksim"`,
+netsim runs every case as tests/garnet/test_booksim_agreement.py does: `garnet.allocator = "booksim"`,
 `garnet.routing = "dor-booksim"`, one NIC port per node, a 4-stage router, 1-cycle links, 16-byte
 flits at 1 GHz, BookSim's traffic conventions (a source may pick itself; one cycle of injection
 delay). BookSim2 runs with the settings of ../shared/validation/README.md (`BOOKSIM_BASE`), on the
 same topology (`TOPOLOGIES`: a single-router switch is BookSim's `fly` with k = 16, n = 1).
 
 Curve cases (topology, pattern, VCs, buffer flits, packet flits, VC-release rule), the metrics of
-tests/test_booksim_agreement.py:
+tests/garnet/test_booksim_agreement.py:
   zero_load_latency    packet latency at 0.005 flits/node/cycle                      within 1%
   half_sat_latency     packet latency at half of BookSim's saturation load (the load
                        where its latency reaches 3x zero-load; 1.0 if it never does)  within 10%
@@ -304,7 +304,7 @@ def synth_run(case: Case, rate: float, cycles: int, seed: int = 1) -> traffic.Sy
 
 
 def netsim_value(case: Case, metric: str, load: float) -> float:
-    """tests/test_booksim_agreement.py's runs (3000 and 2000 cycles on 64 nodes, as many packets on
+    """tests/garnet/test_booksim_agreement.py's runs (3000 and 2000 cycles on 64 nodes, as many packets on
     fewer), warmed up as long as BookSim; zero-load runs measure ZERO_LOAD_PACKETS packets."""
     scale = max(1, 64 // case.npus)
     if metric == "zero_load_latency":

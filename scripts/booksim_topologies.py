@@ -21,7 +21,7 @@ Traffic: BookSim's `randperm` is netsim's `random-permutation` of seed 0 (BookSi
 
 Metrics: zero-load latency (packet latency at the row's T0 rate, 0.005; within 2%), and the
 saturation throughput: the load accepted when offered 1.0 flits/node/cycle, against BookSim's
-(`overload_accepted`, its steady state at offered 1.0; within 10%); tests/test_booksim_topologies.py
+(`overload_accepted`, its steady state at offered 1.0; within 10%); tests/scripts/test_booksim_topologies.py
 checks both on every row.
 
     python scripts/booksim_topologies.py [--zero-load-only] [--only TEXT]

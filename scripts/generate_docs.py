@@ -2,7 +2,7 @@
 docs/config-keys.md, every config key with its unit, default and meaning (netsim.app.config_keys).
 
     python scripts/generate_docs.py           # rewrite the pages
-    python scripts/generate_docs.py --check   # exit 1 if a page is not current (tests/test_docs.py)
+    python scripts/generate_docs.py --check   # exit 1 if a page is not current (tests/app/test_docs.py)
 """
 
 from __future__ import annotations

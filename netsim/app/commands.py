@@ -148,6 +148,7 @@ def cmd_topo(args, console: Console) -> None:
 
     network_overrides, _ = split_overrides(args.set)
     config = load_network(args.network, network_overrides, args.backend)
+    config.build_topology()  # (refused, if its graph alone cannot fit, before the backend is planned)
     plan = plan_network(config, f"the topology of {config.name}")
     summary = plan.topology.summary()
     backend = plan.backend
@@ -340,7 +341,8 @@ def cmd_report(args, console: Console) -> None:
 def cmd_sweep(args, console: Console) -> int:
     """Run a study's points in parallel (or on a Dask cluster), appending each result as it finishes;
     then print the results table."""
-    from netsim.app.sweep import headline_metric, load_study, results_frame, run_study, varied_keys
+    from netsim.app.study import load_study
+    from netsim.app.sweep import headline_metric, results_frame, run_study, varied_keys
 
     study = load_study(Path(args.study))
     jobs = None if args.jobs is None else option("--jobs", positive_int, args.jobs)

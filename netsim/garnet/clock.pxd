@@ -6,6 +6,8 @@ from netsim.garnet.core cimport RAISED
 
 cdef long long INLINE_CYCLES, WHEEL
 
+cpdef long long relative(long long wake, long long c)
+
 
 cdef class Component:
     cdef public long long next_wake

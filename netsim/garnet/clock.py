@@ -29,11 +29,16 @@ from simpy.events import Timeout
 from netsim.garnet.tables import counts
 from netsim.units import ns_to_cycles
 
-# "No wake-up pending": larger than any cycle reached. The largest short int of mypyc, and Final so
-# that the compiled build compares with a constant (1 << 62 was a boxed int there: ~5% slower at load)
+# "No wake-up pending": larger than any cycle reached, and within a C long long; Final, so that each
+# compiled module, which declares its own C copy, compares with a constant
 NEVER: Final = (1 << 62) - 1
 INLINE_CYCLES = 64  # cycles run without handing back to simpy (see the module docstring)
 WHEEL = 1024  # slots of the calendar's wheel (a power of two; see the module docstring)
+
+
+def relative(wake: int, c: int) -> int:
+    """A wake-up cycle as seen from cycle `c` (a state's signature compares such offsets), NEVER kept as is."""
+    return wake if wake == NEVER else wake - c
 
 
 class Component:

@@ -10,7 +10,6 @@ cdef class Departures:
     cpdef long long at(self, long long k) except? RAISED
     cpdef long long total(self) except? RAISED
     cpdef bint holds(self, long long cycle) except? RAISED
-    @cython.locals(k="long long")
     cpdef list to_list(self)
     cpdef Departures shifted(self, long long span)
 

@@ -1,7 +1,7 @@
 # Types of nic.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
 cimport cython
-from netsim.garnet.clock cimport Component, CycleClock
+from netsim.garnet.clock cimport Component, CycleClock, relative
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.packet cimport Message, Packet
 from netsim.garnet.packet_stats cimport PacketStats

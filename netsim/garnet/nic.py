@@ -16,7 +16,7 @@ from collections import deque
 from typing import Any
 
 from netsim.errors import InvariantError
-from netsim.garnet.clock import NEVER, Component
+from netsim.garnet.clock import NEVER, Component, relative
 from netsim.garnet import crossbar  # (the module: the compiled modules import one another as they load)
 from netsim.garnet.departures import evenly
 from netsim.garnet.packet import Message, Packet
@@ -163,7 +163,7 @@ class Injector(Component):
         packet = self.packet
         sent_whole = packet is not None and self.flit == packet.nflits
         return (tuple(map(id, self.queue)), name(packet) if packet else None, self.flit,
-                self.tail_at - c if sent_whole else None, self.out_vc, _relative(self.next_wake, c),
+                self.tail_at - c if sent_whole else None, self.out_vc, relative(self.next_wake, c),
                 self.out.signature(c))
 
     def shift(self, span: int) -> None:
@@ -221,13 +221,10 @@ class Receiver(Component):
             into[id(packet)] = packet
 
     def signature(self, c: int, name) -> tuple:
-        return tuple([(t - c, name(p)) for t, p in self.arrivals]), _relative(self.next_wake, c)
+        return tuple([(t - c, name(p)) for t, p in self.arrivals]), relative(self.next_wake, c)
 
     def shift(self, span: int) -> None:
         if self.next_wake != NEVER:
             self.next_wake += span
         self.arrivals = [(t + span, packet) for t, packet in self.arrivals]
 
-
-def _relative(wake: int, c: int) -> int:
-    return wake if wake == NEVER else wake - c

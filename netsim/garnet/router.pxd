@@ -1,7 +1,7 @@
 # Types of router.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
 cimport cython
-from netsim.garnet.clock cimport Component, CycleClock
+from netsim.garnet.clock cimport Component, CycleClock, relative
 from netsim.garnet.input_unit cimport VirtualChannel
 from netsim.garnet.allocators.base cimport SwitchAllocator
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from netsim.garnet.clock import NEVER, Component
+from netsim.garnet.clock import NEVER, Component, relative
 
 if TYPE_CHECKING:  # (types only: the units are built by the network)
     from netsim.garnet.clock import CycleClock
@@ -77,9 +77,8 @@ class Router(Component):
 
     def signature(self, c: int) -> tuple:
         """The router's own state relative to cycle `c` (its units and allocator have their own)."""
-        wake = self.next_wake if self.next_wake == NEVER else self.next_wake - c
-        return (wake, tuple(map(id, self.occupied)), self.last_move - c if self.occupied else None,
-                self.allocator.signature())
+        return (relative(self.next_wake, c), tuple(map(id, self.occupied)),
+                self.last_move - c if self.occupied else None, self.allocator.signature())
 
     def shift(self, span: int, moved: bool) -> None:
         """Move stored cycles `span` later; `last_move` only if the router `moved` in the period

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # (types only)
 
 # Beyond this many VCs holding packets in a router, batches are not tried: under load a contender
 # nearly always bids within a cycle or two, and looking for the horizon costs more than it saves
-# (batches never change results, only the work: tests/test_packet_mode.py compares batch=False).
+# (batches never change results, only the work: tests/garnet/test_packet_mode.py compares batch=False).
 BATCH_MAX_OCCUPIED = 2
 
 

@@ -25,7 +25,7 @@ local link's class-0 VC carries both first hops (which wait for a class-0 global
 the intermediate group (reached from a class-0 global link), so the dependencies of class 0 close
 cycles through several groups. A deadlock needs every class-0 buffer around such a cycle full and
 headed by a source group's packet waiting for the next global link; neither BookSim's runs nor
-netsim's saturation runs (tests/test_multipath_routing.py, both router models) ever met one.
+netsim's saturation runs (tests/garnet/test_multipath_routing.py, both router models) ever met one.
 """
 
 from __future__ import annotations

@@ -120,15 +120,7 @@ class FastForward:
         # A cheap sketch of the state first: the full signature is built only at a probe whose
         # sketch has been seen before, i.e. about once per period instead of at every probe.
         net = self.network
-        sketch = (net.packets_in_network, net.clock.sketch(cycle))
-        if sketch not in self.sketches:
-            self.sketches.add(sketch)
-            return
-        # Full signatures at probes of one sketch only, so that they come at the same phase of a
-        # period that spans several probes (packets taking VCs in turn, say) and can match.
-        if self.reference is None:
-            self.reference = sketch
-        elif sketch != self.reference:
+        if not sketch_matches(self, (net.packets_in_network, net.clock.sketch(cycle))):
             return
         if net.clock.steps - self.snapshot_at < self.snapshot_every:
             return
@@ -146,7 +138,7 @@ class FastForward:
         """Whole periods that fit before the first thing that is not part of the repetition."""
         periods = periods_before_last_cut(list(state.messages.values()), deltas[state.unsent_at:])
         last = self.network.clock.last_inline_cycle()  # every skipped cycle must be one the clock could run
-        return periods if last == NEVER else min(periods, (last - cycle) // period)
+        return periods_until(periods, last, cycle, period)
 
     def _skip(self, state: "Snapshot", cycle: int, first: int, period: int, periods: int,
               deltas: list[int], latencies: list[int]) -> None:
@@ -160,6 +152,24 @@ class FastForward:
         self.skips += 1
         self.reset()
         self.snapshot_every = self.vcs  # a repeat was found: full signatures at their first pace again
+
+
+def sketch_matches(holder, sketch: tuple) -> bool:
+    """A probe's cheap sketch of the state, kept in `holder` (its `sketches` seen and its `reference`):
+    True when a full signature is worth building, i.e. the sketch was seen before and is the reference
+    one (signatures at probes of one sketch only come at the same phase of a period that spans several
+    probes, packets taking VCs in turn, say, and can match: about one per period instead of one per probe)."""
+    if sketch not in holder.sketches:
+        holder.sketches.add(sketch)
+        return False
+    if holder.reference is None:
+        holder.reference = sketch
+    return sketch == holder.reference
+
+
+def periods_until(periods: int, last: int, cycle: int, period: int) -> int:
+    """At most `periods` periods from `cycle` that end by cycle `last` (NEVER: no bound)."""
+    return periods if last == NEVER else min(periods, (last - cycle) // period)
 
 
 def repeat_of(seen: dict, state, cycle: int, logged: int) -> tuple | None:

@@ -1,7 +1,7 @@
 # Types of partitions.py for the compiled core (Cython reads this beside the .py; see setup.py).
 
 cimport cython
-from netsim.garnet.clock cimport CycleClock
+from netsim.garnet.clock cimport CycleClock, relative
 from netsim.garnet.input_unit cimport InputUnit
 from netsim.garnet.output_unit cimport OutputUnit
 from netsim.garnet.nic cimport Injector, Receiver
@@ -77,9 +77,8 @@ cdef class PartitionForward:
     @cython.locals(sketch=list, message=Message, port=InputUnit, out=OutputUnit, injector=Injector,
                    receiver=Receiver)
     cpdef tuple _sketch(self, Partition partition, long long cycle)
-    @cython.locals(sketch=tuple, period="long long", periods="long long", deltas=list)
+    @cython.locals(period="long long", periods="long long", deltas=list)
     cpdef void _probe(self, Partition partition, long long cycle)
 
 
-cpdef long long _relative(long long wake, long long c)
 cpdef bint _delivered(Message message)

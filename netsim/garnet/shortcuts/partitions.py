@@ -51,9 +51,9 @@ from __future__ import annotations
 from heapq import heappop, heappush, heapreplace
 
 from netsim.errors import InvariantError, PartitionConflict
-from netsim.garnet.clock import NEVER
+from netsim.garnet.clock import NEVER, relative
 from netsim.garnet.shortcuts.fastforward import (MAX_PROBES, Snapshot, add_latencies, periods_before_last_cut,
-                                       repeat_of)
+                                                 periods_until, repeat_of, sketch_matches)
 from netsim.garnet.input_unit import InputUnit
 from netsim.garnet.nic import Injector
 from netsim.garnet.output_unit import OutputUnit
@@ -454,10 +454,10 @@ class PartitionForward:
             sketch.append(out.next_free(cycle) - cycle)
             sketch.append(out.next_vc)
         for injector in partition.injectors:
-            sketch.append(_relative(injector.next_wake, cycle))
+            sketch.append(relative(injector.next_wake, cycle))
             sketch.append(injector.out.next_vc)
         for receiver in partition.receivers:
-            sketch.append(_relative(receiver.next_wake, cycle))
+            sketch.append(relative(receiver.next_wake, cycle))
         return tuple(sketch)
 
     def _probe(self, partition: Partition, cycle: int) -> None:
@@ -473,13 +473,7 @@ class PartitionForward:
             period, deltas, arrivals = _one_period(partition.period, cycle - partition.seeded, growth,
                                                    partition.arrivals, cycle)
         else:
-            sketch = self._sketch(partition, cycle)
-            if sketch not in partition.sketches:
-                partition.sketches.add(sketch)
-                return
-            if partition.reference is None:
-                partition.reference = sketch
-            elif sketch != partition.reference:
+            if not sketch_matches(partition, self._sketch(partition, cycle)):
                 return
             state = PartitionState(self.network, partition, cycle)
             repeat = repeat_of(partition.seen, state, cycle, len(partition.arrivals))
@@ -501,7 +495,7 @@ class PartitionForward:
         the earliest delivery outside the partition: `_horizon`), and within the current run."""
         periods = periods_before_last_cut(messages, unsent_deltas)
         last = min(self.clock.last_inline_cycle(), self._horizon(partition, cycle) - 1)
-        return periods if last == NEVER else min(periods, (last - cycle) // period)
+        return periods_until(periods, last, cycle, period)
 
     def _skip(self, partition: Partition, state: PartitionState, cycle: int, period: int, periods: int,
               deltas: list, arrivals: list) -> None:
@@ -619,6 +613,3 @@ def _one_period(period: int, multiple: int, deltas: list, arrivals: list, cycle:
     return (period, [delta // times for delta in deltas],
             [(latency, packet) for latency, packet in arrivals if latency + packet.msg.created > cycle - period])
 
-
-def _relative(wake: int, c: int) -> int:
-    return wake if wake == NEVER else wake - c
